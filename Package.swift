@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+// AudioFrontEnd: an on-device voice front end (AEC, NS, VAD, resampling, Opus) over Debian's C libraries.
+import PackageDescription
+
+/// A system-library target for a Debian C library found through pkg-config.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "AudioFrontEnd",
+    products: [
+        .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
+    ],
+    targets: [
+        systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
+        systemLibrary("CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing", apt: "libwebrtc-audio-processing-dev"),
+        systemLibrary("CSampleRate", pkgConfig: "samplerate", apt: "libsamplerate0-dev"),
+        systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
+        systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
+        systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        .target(
+            name: "CAudioShims",
+            dependencies: ["CWebRTCAudioProcessing", "COpus"],
+            cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]
+        ),
+        .target(
+            name: "AudioFrontEnd",
+            dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
+        ),
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(
+            name: "AudioFrontEndTests",
+            dependencies: ["AudioFrontEnd", "AllocationCounter"]
+        ),
+    ],
+    cxxLanguageStandard: .cxx14
+)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the tests and the test tooling need. Idempotent; needs root (or sudo).
+set -euo pipefail
+packages=(
+  pkg-config
+  libspeexdsp-dev libwebrtc-audio-processing-dev libsamplerate0-dev libopus-dev libogg-dev libsndfile1-dev
+  libwebsockets-dev
+  opus-tools sox
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,2 @@
+// Umbrella header for the system library libogg; no declarations of ours.
+#include <ogg/ogg.h>

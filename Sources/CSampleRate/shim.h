@@ -1,0 +1,2 @@
+// Umbrella header for the system library libsamplerate; no declarations of ours.
+#include <samplerate.h>
