@@ -11,6 +11,7 @@ let package = Package(
     name: "AudioFrontEnd",
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
+        .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -19,6 +20,7 @@ let package = Package(
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CWebSockets", pkgConfig: "libwebsockets", apt: "libwebsockets-dev"),
         .target(
             name: "CAudioShims",
             dependencies: ["CWebRTCAudioProcessing", "COpus"],
@@ -28,10 +30,15 @@ let package = Package(
             name: "AudioFrontEnd",
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
+        .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",
             dependencies: ["AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "SpeechStreamingTests",
+            dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
     ],
     cxxLanguageStandard: .cxx14
