@@ -55,6 +55,7 @@ extension SessionEngine {
             sentences.ended(id)
             if let end { replay.trim(throughMilliseconds: end) }
             delivery.deliver(.sentenceEnd(result))
+            feed(.sentenceEnded)
         } else {
             delivery.deliver(.partialResult(result))
         }

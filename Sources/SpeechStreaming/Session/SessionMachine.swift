@@ -9,7 +9,8 @@
 /// goes out) → finishing (finish sent) → idle. Any failure ends the task with one `.failed` report and
 /// no further sends. With reconnection on, a connection lost after the task started goes to
 /// waitingToReconnect and back to starting on a new connection; the replay flag of `beginAudio` then asks
-/// for the audio since the last sentence end to be sent first.
+/// for the audio since the last sentence end to be sent first. Attempts count from zero again only when a
+/// sentence ends, so a connection that drops before any progress cannot loop forever.
 struct SessionMachine {
     struct Timing: Equatable {
         var connect: Duration
@@ -60,6 +61,8 @@ struct SessionMachine {
         case failure(SpeechStreamingError)
         /// Draining: all audio of the task has gone out.
         case audioDrained
+        /// A sentence ended: the task makes progress, so reconnection attempts count from zero again.
+        case sentenceEnded
         case tick
     }
 
@@ -143,6 +146,9 @@ struct SessionMachine {
             guard phase == .draining else { return [] }
             phase = .finishing(deadline: now + timing.finish)
             return [.sendFinish]
+        case .sentenceEnded:
+            attempt = 0
+            return []
         case .tick: return tick(now)
         }
     }
@@ -216,7 +222,6 @@ struct SessionMachine {
         guard case .starting = phase else { return [] }
         let isRestart = taskHasStarted
         taskHasStarted = true
-        attempt = 0
         phase = stopRequested ? .draining : .streaming
         return isRestart ? [.beginAudio(replay: true)] : [.beginAudio(replay: false), .report(.started)]
     }

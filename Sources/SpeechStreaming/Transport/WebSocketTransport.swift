@@ -68,7 +68,7 @@ final class WebSocketTransport: @unchecked Sendable {
     /// The corresponding C function is `lws_create_context`.
     init(caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
         self.maxMessageBytes = maxMessageBytes
-        lws_set_log_level(0, nil)
+        lws_set_log_level(Int32(ProcessInfo.processInfo.environment["AFE_WS_LOG_LEVEL"] ?? "") ?? 0, nil)
         box = CallbackBox()
         protocolName = strdup("afe-speech-streaming")
         protocols = .allocate(capacity: 2)
@@ -116,6 +116,7 @@ final class WebSocketTransport: @unchecked Sendable {
         protocols.deallocate()
         timer.deallocate()
         sendBuffer.deallocate()
+        connectSlot.deallocate()
         connectStrings.forEach { free($0) }
     }
 
@@ -186,21 +187,25 @@ final class WebSocketTransport: @unchecked Sendable {
         connectionOpen = false
         receiveBuffer.removeAll(keepingCapacity: true)
         peerClose = nil
-        var created: OpaquePointer?
-        withUnsafeMutablePointer(to: &created) { slot in
-            info.pwsi = slot
-            connection = nil
-            _ = lws_client_connect_via_info(&info)
-        }
-        // lws stores the wsi through pwsi before any callback can run; on an immediate failure it reports
-        // the error and clears pwsi.
-        if connection == nil && created == nil && !failureReportedDuringConnect {
-            delegate?.transportDidFail(reason: "lws refused the connection request", httpStatus: 0)
-        }
+        connection = nil
+        connectSlot.pointee = nil
+        info.pwsi = connectSlot
         failureReportedDuringConnect = false
+        isConnecting = true
+        let created = lws_client_connect_via_info(&info)
+        isConnecting = false
+        if failureReportedDuringConnect { return }
+        guard let created else {
+            connection = nil
+            delegate?.transportDidFail(reason: "lws refused the connection request", httpStatus: 0)
+            return
+        }
+        connection = created
     }
 
     private var failureReportedDuringConnect = false
+    private var isConnecting = false
+    private let connectSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
 
     /// Asks for a write callback on the current connection.
     /// The corresponding C function is `lws_callback_on_writable`.
@@ -234,6 +239,9 @@ final class WebSocketTransport: @unchecked Sendable {
 
     fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
                             _ length: Int) -> Int32 {
+        // During lws_client_connect_via_info, callbacks can run before it returns: lws has already stored
+        // the new wsi through pwsi.
+        if isConnecting, connection == nil, !failureReportedDuringConnect, connectSlot.pointee == wsi { connection = wsi }
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             delegate?.transportWoke()

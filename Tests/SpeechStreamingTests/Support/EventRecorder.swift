@@ -1,0 +1,56 @@
+import Foundation
+import SpeechStreaming
+import XCTest
+
+/// A delegate that keeps every event and lets a test wait for one.
+final class EventRecorder: SpeechStreamingDelegate, @unchecked Sendable { // state under `condition`
+    private let condition = NSCondition()
+    private var recorded: [SpeechEvent] = []
+    /// Called on the delivery queue for each event, before waiters are woken.
+    var onEvent: (@Sendable (SpeechEvent) -> Void)?
+
+    func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {
+        onEvent?(event)
+        condition.lock()
+        recorded.append(event)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var events: [SpeechEvent] { condition.withLock { recorded } }
+
+    /// Waits until an event satisfies `match`; returns it, or nil after `timeout` seconds.
+    @discardableResult
+    func wait(timeout: TimeInterval = 10, for match: (SpeechEvent) -> Bool) -> SpeechEvent? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        var checked = 0
+        while true {
+            while checked < recorded.count {
+                if match(recorded[checked]) { return recorded[checked] }
+                checked += 1
+            }
+            if !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Waits for the task's end: `.completed` or `.error`.
+    @discardableResult
+    func waitForEnd(timeout: TimeInterval = 15) -> SpeechEvent? {
+        wait(timeout: timeout) { if case .completed = $0 { true } else if case .error = $0 { true } else { false } }
+    }
+
+    /// Waits for `.error` and returns it.
+    func waitForError(timeout: TimeInterval = 15) -> SpeechStreamingError? {
+        if case .error(let error) = wait(timeout: timeout, for: { if case .error = $0 { true } else { false } }) {
+            return error
+        }
+        return nil
+    }
+
+    var sentenceEnds: [RecognitionResult] {
+        events.compactMap { if case .sentenceEnd(let r) = $0 { r } else { nil } }
+    }
+    var errors: [SpeechStreamingError] { events.compactMap { if case .error(let e) = $0 { e } else { nil } } }
+}
