@@ -21,8 +21,9 @@ final class DelayEstimator {
     private var correlation: UnsafeMutableBufferPointer<Float>
     private var referenceFeatures: UnsafeMutableBufferPointer<Float>
     private var historyIndex = 0
-    private var micLogEnergy: Float = -100
-    private var referenceLogEnergy: Float = -100
+    private var micLogEnergy: Float = 0
+    private var referenceLogEnergy: Float = 0
+    private let gateLogEnergy: Float
     private var blocksSinceUpdate = 0
     private var referenceActivity: Float = 0
     /// The current estimate in samples, or nil before a confident one.
@@ -30,7 +31,7 @@ final class DelayEstimator {
     /// Peak over mean of the correlation at the last update (higher is surer).
     private(set) var confidence: Float = 0
     /// Minimum peak-to-mean ratio for an estimate to be accepted.
-    var confidenceThreshold: Float = 4
+    var confidenceThreshold: Float = 2
 
     /// - Parameters:
     ///   - sampleRate: rate of both signals, Hz.
@@ -43,6 +44,9 @@ final class DelayEstimator {
         // Time constant of the correlation memory: about 4 s.
         self.forgetting = expf(-Float(blockLength) / (4 * Float(sampleRate)))
         self.gateEnergy = powf(10, gateDecibels / 10) * 32768 * 32768
+        self.gateLogEnergy = log10f(gateEnergy)
+        micLogEnergy = gateLogEnergy
+        referenceLogEnergy = gateLogEnergy
         correlation = .allocate(capacity: lagCount)
         correlation.initialize(repeating: 0)
         referenceFeatures = .allocate(capacity: lagCount)
@@ -85,8 +89,8 @@ final class DelayEstimator {
         delaySamples = nil
         confidence = 0
         referenceActivity = 0
-        micLogEnergy = -100
-        referenceLogEnergy = -100
+        micLogEnergy = gateLogEnergy
+        referenceLogEnergy = gateLogEnergy
     }
 
     private func energy(_ x: UnsafeBufferPointer<Int16>, _ start: Int) -> Float {
@@ -99,7 +103,7 @@ final class DelayEstimator {
     }
 
     private func onset(energy: Float, previous: inout Float) -> Float {
-        let logEnergy = energy > gateEnergy ? log10f(energy) : log10f(gateEnergy)
+        let logEnergy = energy > gateEnergy ? log10f(energy) : gateLogEnergy
         let rise = logEnergy - previous
         previous = logEnergy
         return rise > 0 ? rise : 0
