@@ -4,9 +4,12 @@
 /// `n × frameLength ..< (n + 1) × frameLength`), so its timing is exact and repeatable:
 /// - **Start**: after ``Configuration/onsetMilliseconds`` of consecutive speech frames. The event is emitted on
 ///   the frame that completes the run and is back-dated to the run's first frame.
-/// - **End**: after ``Configuration/endSilenceMilliseconds`` (NUI's `max_sentence_silence`) of consecutive
-///   non-speech frames. The event is emitted on the frame that completes the silence and is back-dated to the end
-///   of the last speech frame. A shorter gap keeps the segment open.
+/// - **End**: after ``Configuration/endSilenceMilliseconds`` (NUI's `max_sentence_silence`) without speech. The
+///   event is emitted on the frame that completes the silence and is back-dated to the end of the last speech
+///   frame. A shorter gap keeps the segment open.
+/// - **Blips**: a run of speech frames shorter than the onset neither starts a segment nor, inside one, counts as
+///   speech (it does not extend the segment or restart the silence). Speech that continues without a gap always
+///   counts.
 /// - **Maximum length** (optional): a segment reaching ``Configuration/maximumSegmentMilliseconds`` ends on that
 ///   frame; if speech goes on, the next speech frame starts a new segment at once (no onset needed).
 ///
@@ -18,8 +21,9 @@ public struct SpeechSegmenter: Sendable {
         /// Sample rate in Hz of the stage the decisions come from (sets sample positions), 8000–48000 with whole
         /// 10 ms frames. Default 16000.
         public var sampleRate: Int = 16000
-        /// Consecutive speech needed to start a segment, 10...1000 ms. Default 60.
-        public var onsetMilliseconds: Int = 60
+        /// Consecutive speech needed to start a segment (and to count as speech after a gap), 10...500 ms.
+        /// Default 100 (shorter onsets let babble bursts from ``WebRTCVoiceActivityDetector`` start segments).
+        public var onsetMilliseconds: Int = 100
         /// Silence that ends a segment (NUI's `max_sentence_silence`), 200...6000 ms. Default 1300 (NUI's default).
         public var endSilenceMilliseconds: Int = 1300
         /// Longest segment before it is split, nil for no limit, else 1000...3 600 000 ms. Default nil
@@ -27,7 +31,7 @@ public struct SpeechSegmenter: Sendable {
         public var maximumSegmentMilliseconds: Int? = nil
 
         /// The defaults, with any setting given.
-        public init(sampleRate: Int = 16000, onsetMilliseconds: Int = 60, endSilenceMilliseconds: Int = 1300,
+        public init(sampleRate: Int = 16000, onsetMilliseconds: Int = 100, endSilenceMilliseconds: Int = 1300,
                     maximumSegmentMilliseconds: Int? = nil) {
             self.sampleRate = sampleRate
             self.onsetMilliseconds = onsetMilliseconds
@@ -38,7 +42,7 @@ public struct SpeechSegmenter: Sendable {
         /// Throws ``AudioFrontEndError`` naming the first setting out of range.
         func validate() throws {
             _ = try SampleRates.frameLength(sampleRate, for: "SpeechSegmenter")
-            try AudioFrontEndError.check(onsetMilliseconds, in: 10...1000, "onsetMilliseconds")
+            try AudioFrontEndError.check(onsetMilliseconds, in: 10...500, "onsetMilliseconds")
             try AudioFrontEndError.checkMultiple(onsetMilliseconds, of: 10, "onsetMilliseconds")
             try AudioFrontEndError.check(endSilenceMilliseconds, in: 200...6000,
                                          "endSilenceMilliseconds (max_sentence_silence)")
@@ -82,7 +86,9 @@ public struct SpeechSegmenter: Sendable {
     private enum State: Hashable, Sendable {
         case idle
         case onset(firstFrame: Int)
-        case speech(start: Int, speechEnd: Int)
+        /// `speechEnd`: end of the last speech counted; `run`: first frame of a speech run after a gap that is
+        /// still shorter than the onset.
+        case speech(start: Int, speechEnd: Int, run: Int?)
         /// A segment was split at its maximum length while speech went on.
         case split
     }
@@ -137,19 +143,27 @@ public struct SpeechSegmenter: Sendable {
                 state = .idle
                 return nil
             }
-            state = .speech(start: n, speechEnd: n + 1)
+            state = .speech(start: n, speechEnd: n + 1, run: nil)
             return .speechStart(at: position(n), detectedAt: position(n + 1))
-        case .speech(let start, var speechEnd):
-            if isSpeech { speechEnd = n + 1 }
+        case .speech(let start, var speechEnd, var run):
+            if !isSpeech {
+                run = nil
+            } else if speechEnd == n {
+                speechEnd = n + 1 // speech goes on
+            } else {
+                let first = run ?? n // speech after a gap counts once it lasts the onset
+                run = n + 1 - first >= onsetFrames ? nil : first
+                if run == nil { speechEnd = n + 1 }
+            }
             if n + 1 - start >= maximumFrames {
-                state = isSpeech ? .split : .idle
+                state = speechEnd == n + 1 ? .split : run.map { .onset(firstFrame: $0) } ?? .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .maximumLength)
             }
             if n + 1 - speechEnd >= endSilenceFrames {
-                state = .idle
+                state = run.map { .onset(firstFrame: $0) } ?? .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .silence)
             }
-            state = .speech(start: start, speechEnd: speechEnd)
+            state = .speech(start: start, speechEnd: speechEnd, run: run)
             return nil
         }
     }
@@ -158,7 +172,7 @@ public struct SpeechSegmenter: Sendable {
     /// The frame count continues; call ``reset()`` to count from 0 again.
     public mutating func finish() -> Event? {
         defer { state = .idle }
-        guard case .speech(_, let speechEnd) = state else { return nil }
+        guard case .speech(_, let speechEnd, _) = state else { return nil }
         return .speechEnd(at: position(speechEnd), detectedAt: position(nextFrame), reason: .endOfStream)
     }
 
@@ -170,7 +184,7 @@ public struct SpeechSegmenter: Sendable {
 
     private mutating func startIfOnsetComplete(firstFrame: Int, current: Int) -> Event? {
         guard current + 1 - firstFrame >= onsetFrames else { return nil }
-        state = .speech(start: firstFrame, speechEnd: current + 1)
+        state = .speech(start: firstFrame, speechEnd: current + 1, run: nil)
         return .speechStart(at: position(firstFrame), detectedAt: position(current + 1))
     }
 

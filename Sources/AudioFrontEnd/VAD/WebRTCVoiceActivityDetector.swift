@@ -3,13 +3,14 @@ import CAudioShims
 /// Voice activity detection by WebRTC's VAD (a Gaussian-mixture model over six sub-bands), through the public
 /// `voice_detection()` component of `webrtc::AudioProcessing` (webrtc-audio-processing 0.3).
 ///
-/// The detector owns an AudioProcessing instance with only the VAD enabled (no echo control, noise suppression or
-/// high-pass filter), feeds it a scratch copy of each frame and reads `stream_has_voice()`. At 32 and 48 kHz the
-/// VAD looks at the 0–8 kHz band. Rates 8000, 16000, 32000 and 48000 Hz.
+/// The detector owns an AudioProcessing instance (through the internal `WebRTCAudioProcessor`) with only the VAD
+/// enabled (no echo control, noise suppression or high-pass filter), feeds it a scratch copy of each frame and
+/// reads `stream_has_voice()`. At 32 and 48 kHz the VAD looks at the 0–8 kHz band. Rates 8000, 16000, 32000 and
+/// 48000 Hz.
 ///
 /// Lifecycle: create (allocates) → ``process(_:)`` (real-time safe) → ``reset()`` → deinit (frees the instance).
 /// Invariant behind `@unchecked Sendable`: the C instance and the scratch buffer are used by one thread at a time;
-/// the object may move between threads between calls.
+/// the object may move between threads between calls, never be used by two at once.
 public final class WebRTCVoiceActivityDetector: VoiceActivityDetector, @unchecked Sendable {
     /// How readily WebRTC's VAD declares voice: `VoiceDetection::Likelihood`.
     ///
@@ -63,7 +64,7 @@ public final class WebRTCVoiceActivityDetector: VoiceActivityDetector, @unchecke
     public let frameLength: Int
     public private(set) var isSpeech = false
 
-    private let apm: OpaquePointer
+    private let processor: WebRTCAudioProcessor
     private let scratch: UnsafeMutableBufferPointer<Int16>
 
     /// Creates the AudioProcessing instance with only the VAD enabled. Allocates.
@@ -73,35 +74,21 @@ public final class WebRTCVoiceActivityDetector: VoiceActivityDetector, @unchecke
     /// - Throws: ``AudioFrontEndError/Code/unsupportedSampleRate`` for a rate WebRTC does not run at natively;
     ///   ``AudioFrontEndError/Code/libraryFailure`` with the library's status when creation fails.
     public init(_ configuration: Configuration = Configuration()) throws {
-        guard SampleRates.webRTCNative.contains(configuration.sampleRate) else {
-            throw AudioFrontEndError(.unsupportedSampleRate,
-                                     "WebRTC VAD works at 8000, 16000, 32000 or 48000 Hz, not \(configuration.sampleRate) Hz")
-        }
-        var config = afe_apm_config()
-        afe_apm_config_init(&config)
-        config.sample_rate_hz = Int32(configuration.sampleRate)
+        var config = WebRTCAudioProcessor.defaultConfiguration(sampleRate: configuration.sampleRate)
         config.echo_mode = Int32(AFE_APM_ECHO_OFF)
         config.noise_suppression = -1
         config.high_pass_filter = 0
         config.metrics = 0
         config.vad_likelihood = configuration.likelihood.rawValue
-        var error: Int32 = 0
-        guard let apm = afe_apm_create(&config, &error) else {
-            throw AudioFrontEndError(.libraryFailure, "webrtc::AudioProcessing with VAD could not be created",
-                                     libraryStatus: error)
-        }
-        self.apm = apm
+        processor = try WebRTCAudioProcessor(configuration: config, component: "WebRTC VAD")
         self.configuration = configuration
         sampleRate = configuration.sampleRate
-        frameLength = Int(afe_apm_frame_length(apm))
+        frameLength = processor.frameLength
         scratch = .allocate(capacity: frameLength)
         scratch.initialize(repeating: 0)
     }
 
-    deinit {
-        afe_apm_destroy(apm)
-        scratch.deallocate()
-    }
+    deinit { scratch.deallocate() }
 
     /// Classifies one frame; the decision is then in ``isSpeech``. The frame itself is not changed.
     ///
@@ -115,12 +102,12 @@ public final class WebRTCVoiceActivityDetector: VoiceActivityDetector, @unchecke
             return .wrongFrameLength
         }
         target.update(from: source, count: frameLength)
-        let status = afe_apm_process_capture(apm, target, Int32(frameLength), 0)
+        let status = processor.processCapture(scratch, streamDelayMilliseconds: 0)
         guard status == 0 else {
             isSpeech = false
             return StageStatus(code: status)
         }
-        isSpeech = afe_apm_stream_has_voice(apm) == 1
+        isSpeech = processor.hasVoice
         return .ok
     }
 
@@ -128,7 +115,7 @@ public final class WebRTCVoiceActivityDetector: VoiceActivityDetector, @unchecke
     ///
     /// The corresponding C function is `afe_apm_reset` (`AudioProcessing::Initialize`).
     public func reset() {
-        _ = afe_apm_reset(apm)
+        processor.reset()
         isSpeech = false
     }
 }
