@@ -66,7 +66,7 @@ extension FrontEnd {
 extension FrontEndConfiguration {
     /// Checks every value; throws ``AudioFrontEndError`` naming the first problem.
     func validate() throws {
-        let echoOn = echoCancellation != .off
+        let echoOn = echoCancellation != .off || voiceDetection != nil
         guard [8000, 16000, 48000].contains(processingRate) else {
             throw AudioFrontEndError(.unsupportedSampleRate, "the processing rate must be 16000 or 48000 Hz (8000 without echo cancellation and VAD), not \(processingRate) Hz")
         }
@@ -85,6 +85,11 @@ extension FrontEndConfiguration {
         try AudioFrontEndError.check(micBufferMilliseconds, in: 100...60000, "mic buffer (ms)")
         try AudioFrontEndError.check(referenceWindowMilliseconds, in: 1000...60000, "reference window (ms)")
         try AudioFrontEndError.check(echoTailAfterPlaybackMilliseconds, in: 0...10000, "echo tail after playback (ms)")
+        if let encoding {
+            guard encoding.opus.frameDuration.rawValue % 480 == 0 else {
+                throw AudioFrontEndError(.invalidFrameLength, "the front end encodes Opus packets of 10, 20, 40 or 60 ms, not \(encoding.opus.frameDuration.milliseconds) ms")
+            }
+        }
         if case .fixed(let milliseconds) = alignment {
             try AudioFrontEndError.check(milliseconds, in: 0...(referenceWindowMilliseconds - 100), "fixed echo delay (ms)")
         }

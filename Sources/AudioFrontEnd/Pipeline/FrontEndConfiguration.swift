@@ -53,6 +53,39 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         case speex(SpeexNoiseSuppressor.Configuration)
     }
 
+    /// The voice activity detector's backend.
+    public enum VoiceDetector: Sendable, Equatable {
+        case webRTC(WebRTCVoiceActivityDetector.Configuration)
+        case energy(EnergyVoiceActivityDetector.Configuration)
+    }
+
+    /// Voice activity detection on the processed audio, and how frame decisions become speech segments.
+    public struct VoiceDetection: Sendable, Equatable {
+        public var detector: VoiceDetector
+        /// Onset, end silence (NUI's `max_sentence_silence`, 200...6000 ms) and maximum segment length.
+        public var segmenter: SpeechSegmenter.Configuration
+
+        public init(detector: VoiceDetector = .energy(EnergyVoiceActivityDetector.Configuration()),
+                    segmenter: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration()) {
+            self.detector = detector
+            self.segmenter = segmenter
+        }
+    }
+
+    /// Opus encoding of the processed audio (at the processing rate), optionally in an Ogg Opus stream.
+    public struct Encoding: Sendable, Equatable {
+        /// The encoder; its `sampleRate` is set to the processing rate. Packets of 10, 20, 40 or 60 ms.
+        public var opus: Opus.Encoder.Configuration
+        /// When set, the packets are also written as Ogg Opus pages (``FrontEndEvent/oggPage(_:)``).
+        public var ogg: OggOpusWriter.Configuration?
+
+        public init(opus: Opus.Encoder.Configuration = Opus.Encoder.Configuration(),
+                    ogg: OggOpusWriter.Configuration? = OggOpusWriter.Configuration()) {
+            self.opus = opus
+            self.ogg = ogg
+        }
+    }
+
     /// The microphone stream. Default: 16 kHz mono.
     public var mic = InputFormat(sampleRate: 16000)
     /// The reference (what the device plays) stream; its own rate. Default: 16 kHz mono.
@@ -68,6 +101,10 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     public var alignment = Alignment.automatic(maximumDelayMilliseconds: 1000)
     /// Default: off (ASR services train on unsuppressed speech; turn it on for noisy devices).
     public var noiseSuppression = NoiseSuppression.off
+    /// Voice activity detection; nil turns it off. Default: the energy detector (best F1 on the noisy vectors) with the segmenter's defaults.
+    public var voiceDetection: VoiceDetection? = VoiceDetection()
+    /// Opus encoding; nil (the default) turns it off.
+    public var encoding: Encoding?
     /// How much mic audio the front end holds when its event consumer falls behind, ms. Default 2000.
     public var micBufferMilliseconds = 2000
     /// How much reference history is kept for alignment and late reference, ms (at least 1000). Default 2000.
