@@ -159,10 +159,10 @@ public struct SpeechSegmenter: Sendable {
                 state = speechEnd == n + 1 ? .split : run.map { .onset(firstFrame: $0) } ?? .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .maximumLength)
             }
-            // Silence lasts until a speech run starts; a run that stays shorter than the onset is counted as
-            // silence once it stops, so the end may then be found up to onset - 10 ms late.
+            // Silence lasts until a speech run starts (so a pending run never ends the segment); a run that stays
+            // shorter than the onset is counted as silence once it stops, so the end may then be found late.
             if (run ?? n + 1) - speechEnd >= endSilenceFrames {
-                state = run.map { .onset(firstFrame: $0) } ?? .idle
+                state = .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .silence)
             }
             state = .speech(start: start, speechEnd: speechEnd, run: run)
