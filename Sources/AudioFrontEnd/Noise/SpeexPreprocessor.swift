@@ -44,14 +44,12 @@ final class SpeexPreprocessor: @unchecked Sendable {
         guard let state = speex_preprocess_state_init(Int32(s.frameLength), Int32(s.sampleRate)) else {
             throw AudioFrontEndError(.libraryFailure, "\(component): speex_preprocess_state_init failed at \(s.sampleRate) Hz")
         }
+        // AGC, VAD and dereverberation are off in a new state (setting the VAD prints a warning to stderr).
         // Residual-echo gains are applied only with denoise on; without denoise the noise floor is 0 dB.
         let applyGains = s.denoise || echoState != nil
         let requests: [(Int32, Int32)] = [
             (SPEEX_PREPROCESS_SET_DENOISE, applyGains ? 1 : 0),
             (SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, Int32(s.denoise ? s.noiseSuppressDecibels : 0)),
-            (SPEEX_PREPROCESS_SET_AGC, 0),
-            (SPEEX_PREPROCESS_SET_VAD, 0),
-            (SPEEX_PREPROCESS_SET_DEREVERB, 0),
             (SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, Int32(s.echoSuppressDecibels)),
             (SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, Int32(s.echoSuppressActiveDecibels)),
         ]
