@@ -8,8 +8,8 @@
 ///   event is emitted on the frame that completes the silence and is back-dated to the end of the last speech
 ///   frame. A shorter gap keeps the segment open.
 /// - **Blips**: a run of speech frames shorter than the onset neither starts a segment nor, inside one, counts as
-///   speech (it does not extend the segment or restart the silence). Speech that continues without a gap always
-///   counts.
+///   speech: it does not extend the segment or restart the silence (when a blip straddles the end of the silence,
+///   the end is emitted when the blip stops). Speech that continues without a gap always counts.
 /// - **Maximum length** (optional): a segment reaching ``Configuration/maximumSegmentMilliseconds`` ends on that
 ///   frame; if speech goes on, the next speech frame starts a new segment at once (no onset needed).
 ///
@@ -159,8 +159,10 @@ public struct SpeechSegmenter: Sendable {
                 state = speechEnd == n + 1 ? .split : run.map { .onset(firstFrame: $0) } ?? .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .maximumLength)
             }
-            if n + 1 - speechEnd >= endSilenceFrames {
-                state = run.map { .onset(firstFrame: $0) } ?? .idle
+            // Silence lasts until a speech run starts (so a pending run never ends the segment); a run that stays
+            // shorter than the onset is counted as silence once it stops, so the end may then be found late.
+            if (run ?? n + 1) - speechEnd >= endSilenceFrames {
+                state = .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .silence)
             }
             state = .speech(start: start, speechEnd: speechEnd, run: run)
