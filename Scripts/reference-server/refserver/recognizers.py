@@ -51,8 +51,8 @@ class DeterministicRecognizer:
     def feed(self, frame: np.ndarray) -> None:
         pass
 
-    def partial(self, now_ms: int) -> list[Word]:
-        return deterministic_words(self.index, self.begin_ms, now_ms)
+    def partial(self, speech_end_ms: int) -> list[Word]:
+        return deterministic_words(self.index, self.begin_ms, speech_end_ms)
 
     def final(self, end_ms: int) -> list[Word]:
         return deterministic_words(self.index, self.begin_ms, end_ms)
@@ -113,14 +113,14 @@ class PocketSphinxRecognizer:
         if len(self.pending) >= _BATCH_FRAMES:
             self._flush()
 
-    def partial(self, now_ms: int) -> list[Word]:
+    def partial(self, speech_end_ms: int) -> list[Word]:
         self._flush()
         hypothesis = self.decoder.hyp()
         texts = [_clean(word) for word in (hypothesis.hypstr.split() if hypothesis else [])]
         texts = [text for text in texts if text]
         if not texts:
             return []
-        span = max(1, now_ms - self.begin_ms)
+        span = max(1, speech_end_ms - self.begin_ms)
         return [Word(text, self.begin_ms + span * j // len(texts), self.begin_ms + span * (j + 1) // len(texts))
                 for j, text in enumerate(texts)]
 

@@ -43,7 +43,7 @@ class SentenceBegin:
 class Partial:
     index: int
     begin_ms: int
-    time_ms: int
+    time_ms: int  # audio processed so far; the words end at the last speech frame
     words: list[Word]
     first: bool
 
@@ -158,7 +158,7 @@ class SpeechSegmenter:
         if not self.settings.partials:
             return
         now_ms = (index + 1) * FRAME_MS
-        words = self.recognizer.partial(now_ms)
+        words = self.recognizer.partial((self.last_speech_frame + 1) * FRAME_MS)
         events.append(Partial(self.sentence_index, self.begin_frame * FRAME_MS, now_ms, words, first))
 
     def _end_sentence(self, end_frame: int, events: list) -> None:
