@@ -11,6 +11,7 @@ let package = Package(
     name: "AudioFrontEnd",
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
+        .executable(name: "afe", targets: ["afe"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -28,6 +29,7 @@ let package = Package(
             name: "AudioFrontEnd",
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",
