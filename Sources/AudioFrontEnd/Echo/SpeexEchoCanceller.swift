@@ -20,7 +20,10 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         /// on the test room (RT60 0.25 s) at 16 kHz, 2 s after the echo starts, a 100 / 128 / 200 ms tail
         /// reaches 27 / 26 / 24 dB of echo reduction (22 / 21 / 19 dB at 48 kHz).
         public var tailMilliseconds: Int = 128
-        /// Run the preprocessor's residual-echo suppressor after the filter. Default true.
+        /// Run the preprocessor's residual-echo suppressor after the filter. Default true. It matters after
+        /// double talk, which disturbs the filter: on the 0 dB SER test vector it raises far-end-only echo
+        /// reduction from 20 to 30 dB, at a cost to the near end during double talk (magnitude SDR 17 → 11 dB,
+        /// level -0.2 → -1.6 dB) and 10 ms of latency.
         public var residualEchoSuppression: Bool = true
         /// Maximum residual-echo attenuation while only the far end talks, -100...0 dB. Default -40 (speexdsp's).
         public var echoSuppressDecibels: Int = -40
