@@ -16,9 +16,14 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         /// The rate in Hz: 8000...48000 with a whole number of samples in 10 ms. Default 16000.
         public var sampleRate: Int = 16000
         /// The echo path the adaptive filter covers after the (caller-removed) bulk delay, 20...500 ms.
-        /// Default 200 ms: a living room's reverberation; longer tails adapt more slowly.
-        public var tailMilliseconds: Int = 200
-        /// Run the preprocessor's residual-echo suppressor after the filter. Default true.
+        /// Default 128 ms, about half the reverberation time of a living room. Longer tails adapt more slowly:
+        /// on the test room (RT60 0.25 s) at 16 kHz, 2 s after the echo starts, a 100 / 128 / 200 ms tail
+        /// reaches 27 / 26 / 24 dB of echo reduction (22 / 21 / 19 dB at 48 kHz).
+        public var tailMilliseconds: Int = 128
+        /// Run the preprocessor's residual-echo suppressor after the filter. Default true. It matters after
+        /// double talk, which disturbs the filter: on the 0 dB SER test vector it raises far-end-only echo
+        /// reduction from 20 to 30 dB, at a cost to the near end during double talk (magnitude SDR 17 → 11 dB,
+        /// level -0.2 → -1.6 dB) and 10 ms of latency.
         public var residualEchoSuppression: Bool = true
         /// Maximum residual-echo attenuation while only the far end talks, -100...0 dB. Default -40 (speexdsp's).
         public var echoSuppressDecibels: Int = -40
@@ -32,7 +37,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         public init() {}
 
         /// A configuration at `sampleRate` with every other field at its default.
-        public init(sampleRate: Int, tailMilliseconds: Int = 200) {
+        public init(sampleRate: Int, tailMilliseconds: Int = 128) {
             self.sampleRate = sampleRate
             self.tailMilliseconds = tailMilliseconds
         }
