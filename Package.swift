@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .executable(name: "afe", targets: ["afe"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -31,14 +32,11 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",
             dependencies: ["AudioFrontEnd", "AllocationCounter"]
-        ),
-        .testTarget(
-            name: "SpeechStreamingTests",
-            dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
     ],
     cxxLanguageStandard: .cxx14

@@ -1,0 +1,148 @@
+import CAudioShims
+
+/// Echo cancellation by webrtc-audio-processing 0.3: AEC2 (`EchoCancellation`) or the mobile AECM
+/// (`EchoControlMobile`), through the C shim's `afe_apm_*` functions.
+///
+/// Each ``process(capture:reference:output:)`` feeds the reference as the render stream, then cancels the
+/// capture, so the render side always comes first for the same 10 ms. The caller aligns the reference as well as
+/// it can and reports what delay remains through ``streamDelayMilliseconds`` (0...500 ms): AEC2's echo reduction
+/// collapses when that delay is wrong by more than its filter covers (about 48 ms, 128 ms with the extended filter).
+///
+/// Threading: one thread at a time (the invariant behind `@unchecked Sendable`); create and ``reset()`` off the
+/// audio thread, ``process(capture:reference:output:)`` and ``metrics()`` on it.
+public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
+    /// Settings of a ``WebRTCEchoCanceller``. Every field has a documented default.
+    public struct Configuration: Sendable, Equatable {
+        /// Which of the library's two echo cancellers runs.
+        public enum Mode: Sendable, Equatable {
+            /// AEC2 (`EchoCancellation`): a frequency-domain adaptive filter plus a non-linear suppressor;
+            /// 8, 16, 32 or 48 kHz (above 16 kHz it cancels 0–8 kHz and only suppresses the upper bands).
+            case aec2
+            /// AECM (`EchoControlMobile`): the low-complexity mobile canceller; 8 or 16 kHz only.
+            case mobile
+        }
+
+        /// AEC2's non-linear suppression: higher removes more residual echo and hurts the near-end talker
+        /// more during double talk.
+        public enum SuppressionLevel: Int32, Sendable, Equatable, CaseIterable {
+            case low = 0, moderate = 1, high = 2
+        }
+
+        /// AECM's assumed acoustic path, from a quiet earpiece or headset to a loud speakerphone.
+        public enum RoutingMode: Int32, Sendable, Equatable, CaseIterable {
+            case quietEarpieceOrHeadset = 0, earpiece = 1, loudEarpiece = 2, speakerphone = 3, loudSpeakerphone = 4
+        }
+
+        /// The rate in Hz: 8000, 16000, 32000 or 48000 (8000 or 16000 for ``Mode/mobile``). Default 16000.
+        public var sampleRate: Int = 16000
+        /// Default ``Mode/aec2``.
+        public var mode: Mode = .aec2
+        /// AEC2 only. Default ``SuppressionLevel/moderate`` (the library's default). Far-end-only echo falls by
+        /// about 45 dB at every level once converged; during double talk at 0 dB SER (test vectors) the near end
+        /// loses about 9 / 12.5 / 19 dB at low / moderate / high.
+        public var suppressionLevel: SuppressionLevel = .moderate
+        /// AEC2 only: the extended filter (128 ms instead of 48 ms), which tolerates more delay error and
+        /// longer rooms. Default true.
+        public var extendedFilter: Bool = true
+        /// AEC2 only: estimate the delay internally instead of trusting ``streamDelayMilliseconds`` alone.
+        /// Default false: the pipeline aligns the streams itself.
+        public var delayAgnostic: Bool = false
+        /// The delay from the reference to its echo left after the caller's alignment, 0...500 ms. Default 0.
+        public var streamDelayMilliseconds: Int = 0
+        /// AEC2 only: compute ERL/ERLE/RERL/A_NLP and delay statistics for ``WebRTCEchoCanceller/metrics()``.
+        /// Default true.
+        public var metricsEnabled: Bool = true
+        /// AECM only. Default ``RoutingMode/speakerphone`` (the library's default).
+        public var routingMode: RoutingMode = .speakerphone
+        /// AECM only: fill suppressed stretches with comfort noise. Default false (the pipeline's VAD and
+        /// encoder prefer true silence).
+        public var comfortNoise: Bool = false
+        /// The APM's high-pass filter (cut-off about 80 Hz) on the capture side. Default false.
+        public var highPassFilter: Bool = false
+
+        public init() {}
+
+        /// A configuration at `sampleRate` with every other field at its default.
+        public init(sampleRate: Int, mode: Mode = .aec2) {
+            self.sampleRate = sampleRate
+            self.mode = mode
+        }
+    }
+
+    public let configuration: Configuration
+    public var sampleRate: Int { configuration.sampleRate }
+    public let frameLength: Int
+    /// The delay passed with every capture frame, clamped to 0...500 ms when set. Real-time safe to set
+    /// between frames. Starts at the configuration's value.
+    public var streamDelayMilliseconds: Int {
+        didSet { streamDelayMilliseconds = min(max(streamDelayMilliseconds, 0), 500) }
+    }
+
+    private let processor: WebRTCAudioProcessor
+
+    /// Creates the canceller. Allocates; not real-time safe. The corresponding C function is `afe_apm_create`.
+    /// - Throws: ``AudioFrontEndError/Code/unsupportedSampleRate`` for a rate the mode cannot run at (44.1 kHz,
+    ///   AECM above 16 kHz); ``AudioFrontEndError/Code/invalidConfiguration`` for a stream delay outside
+    ///   0...500 ms; ``AudioFrontEndError/Code/libraryFailure`` when the library refuses.
+    public init(configuration: Configuration = Configuration()) throws {
+        let rate = configuration.sampleRate
+        let component = configuration.mode == .aec2 ? "WebRTC AEC2" : "WebRTC AECM"
+        guard SampleRates.webRTCNative.contains(rate) else {
+            throw AudioFrontEndError(.unsupportedSampleRate,
+                                     "\(component) works at 8000, 16000, 32000 or 48000 Hz, not \(rate) Hz")
+        }
+        if configuration.mode == .mobile && rate > 16000 {
+            throw AudioFrontEndError(.unsupportedSampleRate, "AECM works at 8000 or 16000 Hz, not \(rate) Hz")
+        }
+        try AudioFrontEndError.check(configuration.streamDelayMilliseconds, in: 0...500,
+                                     "\(component) stream delay (ms)")
+        var config = WebRTCAudioProcessor.defaultConfiguration(sampleRate: rate)
+        switch configuration.mode {
+        case .aec2:
+            config.echo_mode = Int32(AFE_APM_ECHO_AEC2)
+            config.suppression_level = configuration.suppressionLevel.rawValue
+            config.extended_filter = configuration.extendedFilter ? 1 : 0
+            config.delay_agnostic = configuration.delayAgnostic ? 1 : 0
+            config.metrics = configuration.metricsEnabled ? 1 : 0
+        case .mobile:
+            config.echo_mode = Int32(AFE_APM_ECHO_AECM)
+            config.aecm_routing_mode = configuration.routingMode.rawValue
+            config.aecm_comfort_noise = configuration.comfortNoise ? 1 : 0
+            config.extended_filter = 0
+            config.delay_agnostic = 0
+            config.metrics = 0
+        }
+        config.high_pass_filter = configuration.highPassFilter ? 1 : 0
+        processor = try WebRTCAudioProcessor(configuration: config, component: component)
+        self.configuration = configuration
+        frameLength = processor.frameLength
+        streamDelayMilliseconds = configuration.streamDelayMilliseconds
+    }
+
+    /// Feeds `reference` as the render stream, then cancels its echo in `capture` into `output` (which may be
+    /// the same memory as `capture`). Real-time safe: no allocation, locks or throwing; audio thread.
+    /// The corresponding C functions are `afe_apm_process_render` and `afe_apm_process_capture`
+    /// (`ProcessReverseStream`, `set_stream_delay_ms`, `ProcessStream`).
+    /// - Returns: ``StageStatus/ok``; ``StageStatus/wrongFrameLength`` for buffers of another length (output
+    ///   then holds capture); the library's status when it fails (output then holds capture).
+    public func process(capture: UnsafeBufferPointer<Int16>, reference: UnsafeBufferPointer<Int16>,
+                        output: UnsafeMutableBufferPointer<Int16>) -> StageStatus {
+        guard checkFrame(capture: capture, reference: reference, output: output) else { return .wrongFrameLength }
+        copyCapture(capture, to: output, count: frameLength)
+        let render = processor.processRender(reference)
+        guard render == 0 else { return StageStatus(code: render) }
+        let status = processor.processCapture(output, streamDelayMilliseconds: streamDelayMilliseconds)
+        // -13 (kBadStreamParameterWarning) only says the delay was clamped; the frame was processed.
+        return status == 0 || status == -13 ? .ok : StageStatus(code: status)
+    }
+
+    /// AEC2's ERL, ERLE, RERL, A_NLP (dB; the library reports -100 where a value is not computed yet) and its
+    /// delay statistics (when ``Configuration/metricsEnabled``); all nil for AECM. Real-time safe; audio thread.
+    /// Reading the delay statistics starts the library's one-second aggregation window.
+    /// The corresponding C function is `afe_apm_get_metrics` (`GetMetrics`, `GetDelayMetrics`).
+    public func metrics() -> EchoMetrics { processor.metrics() }
+
+    /// Clears the adaptive state and keeps the configuration and the current stream delay. Not real-time safe.
+    /// The corresponding C function is `afe_apm_reset` (`Initialize`).
+    public func reset() { processor.reset() }
+}

@@ -1,0 +1,32 @@
+/// The null noise suppressor ("off"): leaves the frame as it is.
+///
+/// Threading: any thread; it holds no state. Real-time safe.
+public final class PassthroughNoiseSuppressor: NoiseSuppressor, @unchecked Sendable {
+    /// Settings of a ``PassthroughNoiseSuppressor``.
+    public struct Configuration: Sendable, Equatable {
+        /// The rate in Hz: 8000...48000 with a whole number of samples in 10 ms. Default 16000.
+        public var sampleRate: Int = 16000
+
+        public init(sampleRate: Int = 16000) { self.sampleRate = sampleRate }
+    }
+
+    public let configuration: Configuration
+    public var sampleRate: Int { configuration.sampleRate }
+    public let frameLength: Int
+
+    /// - Throws: ``AudioFrontEndError/Code/unsupportedSampleRate`` for a rate outside 8000...48000 Hz or without
+    ///   whole 10 ms frames.
+    public init(configuration: Configuration = Configuration()) throws {
+        frameLength = try SampleRates.frameLength(configuration.sampleRate, for: "passthrough noise suppressor")
+        self.configuration = configuration
+    }
+
+    /// Leaves `frame` unchanged. Real-time safe.
+    /// - Returns: ``StageStatus/ok``, or ``StageStatus/wrongFrameLength`` for a frame of another length.
+    public func process(_ frame: UnsafeMutableBufferPointer<Int16>) -> StageStatus {
+        frame.count == frameLength ? .ok : .wrongFrameLength
+    }
+
+    /// Nothing to clear.
+    public func reset() {}
+}

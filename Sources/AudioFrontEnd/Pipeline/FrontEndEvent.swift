@@ -1,0 +1,80 @@
+/// What the front end reports, in order, through its delegate and its `events` sequence.
+///
+/// Positions are sample indices from the start of the stream: `position` at the output rate for audio, and
+/// milliseconds where named so. Events are built on the drain thread (they allocate); the audio thread only
+/// writes fixed-size records into rings.
+public enum FrontEndEvent: Sendable, Equatable {
+    /// Processed (echo-cancelled) audio at the output rate: NUI's `EVENT_AEC_DATA`.
+    case audio(AudioChunk)
+    /// The voice activity detector found the start of speech at `milliseconds` (back-dated to its first frame).
+    case speechStarted(milliseconds: Int)
+    /// Speech ended at `milliseconds` (the end of the last speech frame, before the trailing silence).
+    case speechEnded(milliseconds: Int)
+    /// Level of one 10 ms frame in dBFS (-160...0): the microphone input and the processed output.
+    case level(milliseconds: Int, inputDecibels: Float, outputDecibels: Float)
+    /// One Opus packet of `durationSamples48k` samples at 48 kHz, when encoding is on.
+    case opusPacket(OpusPacket)
+    /// One Ogg Opus page (the stream's bytes), when Ogg output is on. Pages concatenated form a valid .opus file.
+    case oggPage([UInt8])
+    /// Echo telemetry, about four times a second.
+    case telemetry(EchoTelemetry)
+    /// Counts of dropped or missing audio changed (see ``DropCounts``).
+    case drops(DropCounts)
+    /// The stream ended: every output above was delivered first. The last event.
+    case finished(FrontEndSummary)
+}
+
+/// A run of processed samples.
+public struct AudioChunk: Sendable, Equatable {
+    /// Index of the first sample at ``sampleRate`` from the start of the stream.
+    public var position: Int
+    public var sampleRate: Int
+    public var samples: [Int16]
+}
+
+/// An encoded Opus packet.
+public struct OpusPacket: Sendable, Equatable {
+    public var bytes: [UInt8]
+    /// Index of the packet from the start of the stream.
+    public var sequence: Int
+    /// Samples the packet covers at 48 kHz (the Ogg granule unit).
+    public var durationSamples48k: Int
+}
+
+/// The echo path as the front end sees it.
+public struct EchoTelemetry: Sendable, Equatable {
+    public var milliseconds: Int
+    /// Estimated bulk delay from reference to echo, ms; nil before the first confident estimate.
+    public var delayMilliseconds: Double?
+    /// The part of the delay the front end removes by shifting the reference, ms.
+    public var alignmentMilliseconds: Double
+    /// Echo reduction over the last second of far-end activity, dB (mic power over output power); nil when the
+    /// far end was quiet.
+    public var erleDecibels: Double?
+    /// Whether the near end seems to talk over the far end now.
+    public var isDoubleTalk: Bool
+    /// Clock drift between reference and mic estimated from the delay's slope, parts per million.
+    public var driftPartsPerMillion: Double?
+}
+
+/// Every count of audio that was not processed as pushed. All zero in a healthy stream.
+public struct DropCounts: Sendable, Equatable {
+    /// Mic bytes refused because the mic ring was full (the push returned ``PushStatus/bufferFull``).
+    public var micRefusedBytes: Int = 0
+    /// Reference samples (processing rate) overwritten before they were used.
+    public var referenceDroppedSamples: Int = 0
+    /// Reference samples (processing rate) that had not arrived when their mic frame was processed (read as silence).
+    public var referenceMissingSamples: Int = 0
+    /// Events the delegate/sequence could not take (never happens: the audio thread waits for room instead).
+    public var eventOverruns: Int = 0
+    public init() {}
+}
+
+/// Totals at the end of a stream.
+public struct FrontEndSummary: Sendable, Equatable {
+    public var micSamplesPushed: Int
+    public var referenceSamplesPushed: Int
+    public var framesProcessed: Int
+    public var outputSamples: Int
+    public var drops: DropCounts
+}

@@ -1,0 +1,108 @@
+import Synchronization
+
+/// The reference (far-end) signal at the processing rate, kept by absolute sample position.
+///
+/// The producer (the reference push thread) always appends, overwriting the oldest samples once the window is
+/// full: reference overflow drops the oldest. The consumer (the processing thread) reads any position range:
+/// positions not yet written read as silence (counted as missing), positions already overwritten before they
+/// were used read as silence (counted as dropped). One producer thread, one consumer thread; real-time safe.
+final class ReferenceHistory: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: the producer writes slots at and after `written` only; the consumer
+    // copies slots before `written` and re-checks `written` afterwards, discarding any slot the producer may
+    // have overwritten meanwhile (positions older than written − capacity).
+    private let storage: UnsafeMutablePointer<Int16>
+    private let mask: Int
+    let capacity: Int
+    private let written = Atomic<Int>(0)
+    private var consumedUpTo = 0
+    /// Samples the consumer asked for that had not arrived yet (consumer thread).
+    private(set) var missingCount = 0
+    /// Samples overwritten before the consumer used them (consumer thread).
+    private(set) var droppedCount = 0
+
+    init(minimumCapacity: Int) {
+        var capacity = 1
+        while capacity < minimumCapacity { capacity <<= 1 }
+        self.capacity = capacity
+        mask = capacity - 1
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: 0, count: capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Samples appended so far: the position of the next sample. Either thread.
+    var writePosition: Int { written.load(ordering: .acquiring) }
+
+    /// Appends samples. Producer thread; real-time safe.
+    func append(_ samples: UnsafeBufferPointer<Int16>) {
+        guard let source = samples.baseAddress, !samples.isEmpty else { return }
+        var w = written.load(ordering: .relaxed)
+        var offset = 0
+        var remaining = samples.count
+        if remaining > capacity { // only the newest `capacity` samples can be kept
+            offset = remaining - capacity
+            w += offset
+            remaining = capacity
+        }
+        while remaining > 0 {
+            let start = w & mask
+            let n = min(remaining, capacity - start)
+            (storage + start).update(from: source + offset, count: n)
+            offset += n
+            w += n
+            remaining -= n
+        }
+        written.store(w, ordering: .releasing)
+    }
+
+    /// Copies positions `position ..< position + destination.count` into `destination`; positions not available
+    /// read as zero. Marks everything before the end of the range as consumed. Consumer thread; real-time safe.
+    func read(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {
+        copy(from: position, into: destination, accounting: true)
+    }
+
+    /// Like ``read(from:into:)`` but changes no counter and marks nothing consumed (for analysis). Consumer thread.
+    func peek(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {
+        copy(from: position, into: destination, accounting: false)
+    }
+
+    private func copy(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>, accounting: Bool) {
+        let count = destination.count
+        guard let target = destination.baseAddress, count > 0 else { return }
+        let end = position + count
+        let before = written.load(ordering: .acquiring)
+        // Copy what exists now.
+        let availableStart = max(position, before - capacity, 0) // positions before the stream's start are silence
+        let availableEnd = min(end, before)
+        if availableStart < availableEnd {
+            var p = availableStart
+            while p < availableEnd {
+                let start = p & mask
+                let n = min(availableEnd - p, capacity - start)
+                (target + (p - position)).update(from: storage + start, count: n)
+                p += n
+            }
+        }
+        // Zero what was not there, and what the producer may have overwritten during the copy.
+        let after = written.load(ordering: .acquiring)
+        let validStart = max(availableStart, after - capacity)
+        zero(target, from: 0, to: max(0, min(count, validStart - position)))
+        zero(target, from: max(0, availableEnd - position), to: count)
+        guard accounting else { return }
+        if end > before { missingCount += end - max(position, before, 0) }
+        // Count reference that was overwritten before anyone used it.
+        let lostEnd = min(end, after - capacity)
+        if lostEnd > consumedUpTo { droppedCount += lostEnd - consumedUpTo }
+        consumedUpTo = max(consumedUpTo, min(end, before))
+    }
+
+    /// Marks positions before `position` as used without reading them (for skipped ranges). Consumer thread.
+    func markConsumed(upTo position: Int) {
+        consumedUpTo = max(consumedUpTo, min(position, written.load(ordering: .acquiring)))
+    }
+
+    private func zero(_ target: UnsafeMutablePointer<Int16>, from: Int, to: Int) {
+        if to > from { (target + from).update(repeating: 0, count: to - from) }
+    }
+}
