@@ -38,6 +38,10 @@ let package = Package(
             name: "AudioFrontEndTests",
             dependencies: ["AudioFrontEnd", "AllocationCounter"]
         ),
+        .testTarget(
+            name: "SpeechStreamingTests",
+            dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+        ),
     ],
     cxxLanguageStandard: .cxx14
 )

@@ -96,19 +96,22 @@ struct DashScopeProtocol: WireProtocol {
     }
 
     /// `output.sentence` (Paraformer, Fun-ASR, Qwen-Audio) or `output.transcription` and
-    /// `output.translations` (Gummy). Heartbeat sentences are dropped.
+    /// `output.translations` (Gummy, whose sentence ids count from 0: they are shifted to count from 1 like
+    /// the others). Heartbeat sentences are dropped.
     static func results(_ output: [String: Any]) -> [ServerMessage] {
         var items: [ServerMessage] = []
+        let gummy = output["sentence"] == nil
+        func id(_ value: Any?) -> Int? { JSONText.int(value).map { gummy ? $0 + 1 : $0 } }
         if let sentence = (output["sentence"] ?? output["transcription"]) as? [String: Any],
            (sentence["heartbeat"] as? Bool) != true {
-            items.append(.result(ParsedResult(sentenceId: JSONText.int(sentence["sentence_id"]),
+            items.append(.result(ParsedResult(sentenceId: id(sentence["sentence_id"]),
                                               text: sentence["text"] as? String ?? "",
                                               beginMilliseconds: JSONText.int(sentence["begin_time"]),
                                               endMilliseconds: JSONText.int(sentence["end_time"]),
                                               isFinal: isFinal(sentence))))
         }
         for translation in output["translations"] as? [[String: Any]] ?? [] {
-            items.append(.translation(ParsedTranslation(sentenceId: JSONText.int(translation["sentence_id"]),
+            items.append(.translation(ParsedTranslation(sentenceId: id(translation["sentence_id"]),
                                                         text: translation["text"] as? String ?? "",
                                                         language: translation["lang"] as? String,
                                                         isFinal: isFinal(translation))))

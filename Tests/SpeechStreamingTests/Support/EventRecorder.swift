@@ -19,13 +19,13 @@ final class EventRecorder: SpeechStreamingDelegate, @unchecked Sendable { // sta
 
     var events: [SpeechEvent] { condition.withLock { recorded } }
 
-    /// Waits until an event satisfies `match`; returns it, or nil after `timeout` seconds.
+    /// Waits until an event (from index `after` on) satisfies `match`; returns it, or nil after `timeout` s.
     @discardableResult
-    func wait(timeout: TimeInterval = 10, for match: (SpeechEvent) -> Bool) -> SpeechEvent? {
+    func wait(after: Int = 0, timeout: TimeInterval = 10, for match: (SpeechEvent) -> Bool) -> SpeechEvent? {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
-        var checked = 0
+        var checked = after
         while true {
             while checked < recorded.count {
                 if match(recorded[checked]) { return recorded[checked] }
@@ -37,13 +37,13 @@ final class EventRecorder: SpeechStreamingDelegate, @unchecked Sendable { // sta
 
     /// Waits for the task's end: `.completed` or `.error`.
     @discardableResult
-    func waitForEnd(timeout: TimeInterval = 15) -> SpeechEvent? {
-        wait(timeout: timeout) { if case .completed = $0 { true } else if case .error = $0 { true } else { false } }
+    func waitForEnd(after: Int = 0, timeout: TimeInterval = 15) -> SpeechEvent? {
+        wait(after: after, timeout: timeout) { if case .completed = $0 { true } else if case .error = $0 { true } else { false } }
     }
 
     /// Waits for `.error` and returns it.
-    func waitForError(timeout: TimeInterval = 15) -> SpeechStreamingError? {
-        if case .error(let error) = wait(timeout: timeout, for: { if case .error = $0 { true } else { false } }) {
+    func waitForError(after: Int = 0, timeout: TimeInterval = 15) -> SpeechStreamingError? {
+        if case .error(let error) = wait(after: after, timeout: timeout, for: { if case .error = $0 { true } else { false } }) {
             return error
         }
         return nil

@@ -4,7 +4,7 @@ import SpeechStreaming
 import XCTest
 
 /// Synthetic test audio: 1 kHz tone bursts (−23 dBFS) at 10 ms boundaries in silence, as 16-bit PCM or
-/// Ogg Opus (encoded by opusenc from opus-tools, split into pages).
+/// Ogg Opus pages.
 enum TestAudio {
     /// Burst intervals in seconds; with max_sentence_silence 400 ms each burst is one sentence.
     static let bursts: [(start: Double, end: Double)] = [(0.3, 1.2), (1.9, 2.5), (3.2, 4.4)]
@@ -26,16 +26,18 @@ enum TestAudio {
         samples(rate: rate, bursts: bursts, seconds: seconds).withUnsafeBytes { Array($0) }
     }
 
-    /// The samples encoded as Ogg Opus (20 ms packets, pages of at most 100 ms), one element per page.
+    /// The samples encoded as Ogg Opus by the package's own encoder and OggOpusWriter (20 ms packets, one
+    /// page per packet, as the pipeline streams them), one element per page.
     static func oggPages(_ samples: [Int16], rate: Int = 16000) throws -> [[UInt8]] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("opus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let wav = directory.appendingPathComponent("in.wav").path, opus = directory.appendingPathComponent("out.opus").path
-        try AudioFile(int16: samples, sampleRate: rate).writeWAV(to: wav)
-        try run("/usr/bin/opusenc", ["--quiet", "--bitrate", "24", "--framesize", "20", "--max-delay", "100", wav, opus])
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: opus)))
-        return splitPages(bytes)
+        var configuration = Opus.Encoder.Configuration()
+        configuration.sampleRate = rate
+        let encoder = try Opus.Encoder(configuration: configuration)
+        var pages: [[UInt8]] = []
+        let writer = try OggOpusWriter(encoder: encoder) { pages.append(Array($0)) }
+        try encoder.encodeAll(samples) { packet, isLast in
+            if isLast { writer.finish(lastPacket: packet, inputSampleCount: samples.count) } else { writer.write(packet: packet) }
+        }
+        return pages
     }
 
     /// Splits an Ogg stream into its pages.
