@@ -33,14 +33,7 @@ def nato(first: int, count: int) -> list[str]:
     return [WORD_LIST[(first + j) % len(WORD_LIST)] for j in range(count)]
 
 
-class DashScopeSessionTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = s.ServerProcess().__enter__()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
+class DashScopeSessionTests(s.ServerTestCase):
 
     def check_header(self, message: dict, task: str, event: str) -> None:
         self.assertEqual(set(message["header"]), {"task_id", "event", "attributes"}, message)
@@ -212,16 +205,9 @@ def mutated(message: str, path: str, value=None, delete: bool = False) -> str:
     return json.dumps(data)
 
 
-class DashScopeValidationTests(unittest.TestCase):
+class DashScopeValidationTests(s.ServerTestCase):
     """Every malformed or out-of-order client message gets the documented task-failed, then the socket closes."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = s.ServerProcess().__enter__()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
 
     def failure_after(self, *frames) -> dict:
         async def scenario():

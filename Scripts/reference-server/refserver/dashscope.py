@@ -117,15 +117,7 @@ class DashScopeSession(Session):
         self.generation += 1
         self.task = Task(request, AudioPipeline(request.audio_format, request.sample_rate,
                                                 self.config.recognizer, self.settings(request)))
-        if self.faults.get("no-task-started"):
-            self.log.write(self.number, "fault", name="no-task-started")
-            self.stalled = True
-            return
-        fault = self.faults.get("slow-start")
-        if fault:
-            self.later(fault["delay_ms"], self.start_task)
-        else:
-            await self.start_task()
+        await self.acknowledge_start(self.start_task)
 
     def settings(self, request: params.TaskRequest) -> SegmenterSettings:
         semantic = request.flag("semantic_punctuation_enabled", False)
