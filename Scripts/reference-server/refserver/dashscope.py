@@ -165,7 +165,9 @@ class DashScopeSession(Session):
     async def on_binary(self, data: bytes) -> None:
         task = self.task
         if task is None:
-            await self.fail("CLIENT_ERROR", "Binary audio received before run-task! Send run-task first.", "")
+            when = "after task-finished" if self.used_ids else "before run-task"
+            await self.fail("CLIENT_ERROR", f"Binary audio received {when} while no task is running! "
+                            "Send run-task first.", "")
             return
         if not task.started:
             await self.fail("CLIENT_ERROR", "Audio received before task-started! Wait for task-started "
