@@ -79,7 +79,7 @@ final class FaultTests: XCTestCase {
     }
 
     func testServerStallingIsCaughtByTheFinishTimeout() throws {
-        let server = try ReferenceServer(["--fault", "stall:after_ms=100"])
+        let server = try ReferenceServer(["--fault", "stall:after_ms=0"])
         for family in WireFamily.allCases {
             let run = try FaultRun.start(family, server: server, connection: Self.quick)
             run.streamBursts(pause: 0)

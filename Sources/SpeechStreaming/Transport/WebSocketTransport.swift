@@ -196,14 +196,26 @@ final class WebSocketTransport: @unchecked Sendable {
         isConnecting = false
         if failureReportedDuringConnect { return }
         guard let created else {
+            // lws 4.1 fails a name that does not resolve before the wsi has a protocol, so no callback
+            // says why: ask the resolver.
             connection = nil
-            delegate?.transportDidFail(reason: "lws refused the connection request", httpStatus: 0)
+            let reason = Self.resolves(endpoint.host) ? "lws refused the connection request"
+                : "getaddrinfo found no address for the host"
+            delegate?.transportDidFail(reason: reason, httpStatus: 0)
             return
         }
         connection = created
     }
 
     private var failureReportedDuringConnect = false
+
+    /// Whether `host` resolves. The corresponding C function is `getaddrinfo`.
+    private static func resolves(_ host: String) -> Bool {
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, nil, &result) == 0 else { return false }
+        freeaddrinfo(result)
+        return true
+    }
     private var isConnecting = false
     private let connectSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
 
