@@ -1,0 +1,107 @@
+import Foundation
+import SpeechStreaming
+import XCTest
+
+/// With reconnection on, a connection dropped mid-stream is followed by a new connection and task that
+/// first re-sends the audio since the last sentence end: every sentence still arrives once, with the
+/// times and ids a run without the drop gives.
+final class ReconnectionTests: XCTestCase {
+    static let options = ConnectionOptions(reconnection: ReconnectionPolicy(isEnabled: true, maxAttempts: 3,
+                                                                            initialDelay: .milliseconds(100)))
+
+    /// Streams the bursts with a drop after `dropAfterBytes` of audio on the first connection.
+    func streamWithDrop(_ family: WireFamily, format: AudioFormat, dropAfterBytes: Int, how: String,
+                        label: String) throws -> (EventRecorder, SpeechStreamingSession, ReferenceServer) {
+        let server = try ReferenceServer(["--fault", "close-mid-stream:after_bytes=\(dropAfterBytes),how=\(how),times=1"])
+        let session: SpeechStreamingSession
+        switch family {
+        case .dashScope:
+            session = try SpeechStreamingSession(configuration: DashScopeConfiguration(
+                url: family.url(server), apiKey: "key",
+                parameters: DashScopeParameters(format: format, maxSentenceSilenceMilliseconds: 400),
+                connection: Self.options))
+        case .nls:
+            session = try SpeechStreamingSession(configuration: NLSConfiguration(
+                url: family.url(server), token: "token", appKey: "appkey", format: format,
+                maxSentenceSilenceMilliseconds: 400, connection: Self.options))
+        }
+        let recorder = EventRecorder()
+        session.delegate = recorder
+        try session.start()
+        let pieces = format == .pcm ? TestAudio.chunks(TestAudio.pcm(), size: 3200) : try TestAudio.oggPages(TestAudio.samples())
+        TestAudio.stream(session, pieces: pieces, pause: 0.004)
+        session.stop()
+        let end = recorder.waitForEnd(timeout: 20)
+        guard case .completed = end else {
+            XCTFail("\(label): ended with \(String(describing: end))")
+            return (recorder, session, server)
+        }
+        return (recorder, session, server)
+    }
+
+    func check(_ recorder: EventRecorder, _ session: SpeechStreamingSession, _ server: ReferenceServer,
+               tolerance: Int, label: String) {
+        let expected = Deterministic.sentences()
+        let ends = recorder.sentenceEnds
+        XCTAssertEqual(ends.map(\.sentenceId), expected.map(\.index), "\(label): every sentence once, ids continue: \(ends.map(\.text))")
+        for (result, want) in zip(ends, expected) {
+            XCTAssertEqual(Double(result.beginMilliseconds), Double(want.begin), accuracy: Double(tolerance), "\(label): begin of \(want.index)")
+            XCTAssertEqual(Double(result.endMilliseconds ?? -1), Double(want.end), accuracy: Double(tolerance), "\(label): end of \(want.index)")
+            XCTAssertEqual(result.text.split(separator: " ").count, want.text.split(separator: " ").count,
+                           "\(label): words of sentence \(want.index) ('\(result.text)' vs '\(want.text)')")
+        }
+        let reconnections = recorder.events.compactMap { if case .reconnecting(let r) = $0 { r } else { nil } }
+        XCTAssertEqual(reconnections.map(\.attempt), [1], "\(label)")
+        XCTAssertEqual(reconnections.first?.cause.code, .connectionClosed, "\(label)")
+        XCTAssertEqual(recorder.events.filter { if case .started = $0 { true } else { false } }.count, 1,
+                       "\(label): one .started per caller task")
+        let stats = session.statistics
+        XCTAssertEqual(stats.reconnectionAttempts, 1, "\(label)")
+        XCTAssertGreaterThan(stats.replayedBytes, 0, "\(label): audio since the last sentence end was re-sent")
+        let opens = server.log().filter { $0["kind"] as? String == "open" }
+        XCTAssertEqual(opens.count, 2, "\(label): two connections")
+        XCTAssertTrue(recorder.errors.isEmpty, "\(label): \(recorder.errors)")
+    }
+
+    func testPCMDropMidSentenceLosesNoSentence() throws {
+        for family in WireFamily.allCases {
+            for how in ["tcp", "ws"] {
+                let label = "\(family) PCM drop (\(how)) at 2.0 s"
+                let (recorder, session, server) = try streamWithDrop(family, format: .pcm, dropAfterBytes: 64000, how: how, label: label)
+                check(recorder, session, server, tolerance: 0, label: label)
+            }
+        }
+    }
+
+    func testOggOpusDropLosesNoSentence() throws {
+        for family in WireFamily.allCases {
+            let label = "\(family) Ogg Opus drop at 5 kB"
+            let (recorder, session, server) = try streamWithDrop(family, format: .opus, dropAfterBytes: 5000, how: "tcp", label: label)
+            check(recorder, session, server, tolerance: 30, label: label)
+        }
+    }
+
+    func testGivesUpAfterMaxAttemptsWithoutProgress() throws {
+        // Every connection drops after 0.25 s of audio, before any sentence can end.
+        let server = try ReferenceServer(["--fault", "close-mid-stream:after_bytes=8000"])
+        var options = Self.options
+        options.reconnection.maxAttempts = 2
+        options.reconnection.initialDelay = .milliseconds(50)
+        let session = try SpeechStreamingSession(configuration: DashScopeConfiguration(
+            url: WireFamily.dashScope.url(server), apiKey: "key", connection: options))
+        let recorder = EventRecorder()
+        session.delegate = recorder
+        try session.start()
+        for piece in TestAudio.chunks(TestAudio.pcm(), size: 3200) {
+            if piece.withUnsafeBytes({ session.send(audio: $0) }) == .inactive { break } // refused once it gave up
+            Thread.sleep(forTimeInterval: 0.004)
+        }
+        let error = try XCTUnwrap(recorder.waitForError(timeout: 20))
+        XCTAssertEqual(error.code, .connectionClosed)
+        XCTAssertTrue(error.message.contains("gave up after 2 reconnection attempts"), error.message)
+        let attempts = recorder.events.compactMap { if case .reconnecting(let r) = $0 { r } else { nil } }
+        XCTAssertEqual(attempts.map(\.attempt), [1, 2])
+        XCTAssertEqual(attempts.map(\.delay), [.milliseconds(50), .milliseconds(100)], "exponential back-off")
+        XCTAssertEqual(server.log().filter { $0["kind"] as? String == "open" }.count, 3, "first connection + 2 attempts")
+    }
+}
