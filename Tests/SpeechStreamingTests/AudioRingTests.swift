@@ -80,11 +80,14 @@ final class AudioRingTests: XCTestCase {
         producer.start()
         var received = 0
         var mismatches = 0
+        var records = 0
         var scratch = [UInt8](repeating: 0, count: 600)
         let deadline = Date().addingTimeInterval(60)
         while received < total && Date() < deadline {
             guard let record = ring.peek() else { sched_yield(); continue }
             scratch.withUnsafeMutableBytes { ring.read(length: record.length, into: $0.baseAddress!) }
+            records += 1
+            if records % 200 == 0 { usleep(1000) } // let the producer fill the ring now and then
             for i in 0..<record.length where scratch[i] != UInt8(truncatingIfNeeded: received + i) { mismatches += 1 }
             received += record.length
         }

@@ -6,8 +6,8 @@ import XCTest
 /// after it; each server-side fault for both protocols. The secret never appears in an error.
 final class FaultTests: XCTestCase {
     /// Short timeouts so the timeout faults resolve quickly; no timing is asserted beyond "within the wait".
-    static let quick = ConnectionOptions(connectTimeout: .seconds(2), startTimeout: .seconds(1), finishTimeout: .seconds(1),
-                                         pingInterval: .milliseconds(300), responseTimeout: .milliseconds(1500))
+    static let quick = ConnectionOptions(connectTimeout: .seconds(1), startTimeout: .seconds(1), finishTimeout: .seconds(1),
+                                         pingInterval: .milliseconds(250), responseTimeout: .seconds(1))
 
     func testRefusedConnection() throws {
         let port = try SilentListener.unusedPort()
@@ -100,18 +100,18 @@ final class FaultTests: XCTestCase {
     }
 
     func testSlowFinishWithinAndBeyondTheConfiguredTimeout() throws {
-        let server = try ReferenceServer(["--fault", "slow-finish:delay_ms=2500"])
+        let server = try ReferenceServer(["--fault", "slow-finish:delay_ms=1500"])
         for family in WireFamily.allCases {
             let short = try FaultRun.start(family, server: server, connection: Self.quick)
             short.session.stop()
             short.expectError(.finishTimeout, "\(family) slow-finish, finishTimeout 1 s")
 
             var patient = Self.quick
-            patient.finishTimeout = .seconds(8)
+            patient.finishTimeout = .seconds(5)
             let long = try FaultRun.start(family, server: server, connection: patient)
             long.session.stop()
             let end = long.recorder.waitForEnd()
-            guard case .completed = end else { return XCTFail("\(family): finishTimeout 8 s: \(String(describing: end))") }
+            guard case .completed = end else { return XCTFail("\(family): finishTimeout 5 s: \(String(describing: end))") }
         }
     }
 

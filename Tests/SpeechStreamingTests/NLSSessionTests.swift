@@ -130,4 +130,23 @@ final class NLSSessionTests: XCTestCase {
         XCTAssertEqual(error.httpStatus, 403)
         XCTAssertFalse(error.description.contains("wrong-token-99"), "the token stays secret: \(error)")
     }
+
+    func testSecondTaskOpensANewConnectionAndContextUpdatesAreRefused() throws {
+        let server = try ReferenceServer(["--api-key", Self.token])
+        let session = try SpeechStreamingSession(configuration: configuration(server))
+        let recorder = EventRecorder()
+        session.delegate = recorder
+        for round in 1...2 {
+            let before = recorder.events.count
+            try session.start()
+            XCTAssertThrowsError(try session.updateContext([ContextMessage(role: .user, text: "x")])) {
+                XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .invalidState)
+            }
+            TestAudio.stream(session, pieces: TestAudio.chunks(TestAudio.pcm(), size: 3200))
+            session.stop()
+            guard case .completed = recorder.waitForEnd(after: before) else { return XCTFail("round \(round): \(recorder.errors)") }
+        }
+        XCTAssertEqual(recorder.sentenceEnds.count, 2 * TestAudio.bursts.count)
+        XCTAssertEqual(server.log().filter { $0["kind"] as? String == "open" }.count, 2, "one task per NLS connection")
+    }
 }
