@@ -35,6 +35,9 @@ enum OutgoingFrame {
 ///
 /// Invariant behind `@unchecked Sendable`: all mutable state except the atomics is touched only on the
 /// service thread, or before it starts / after it has been joined.
+///
+/// lws's own logging is off; the environment variable `AFE_WS_LOG_LEVEL` (an lws `LLL_*` bit mask, e.g.
+/// 15 for errors, warnings, notices and info) turns it on, to stderr, for debugging.
 final class WebSocketTransport: @unchecked Sendable {
     weak var delegate: (any WebSocketTransportDelegate)?
     let maxMessageBytes: Int
@@ -48,18 +51,23 @@ final class WebSocketTransport: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
+    // Service thread only (also read by the callbacks in WebSocketTransport+Callbacks.swift).
     /// The connection in use; callbacks from any other wsi (closing ones) are not reported.
-    private var connection: OpaquePointer?
-    private var connectionOpen = false
-    private var closing: Set<OpaquePointer> = []
-    private var headers: [(name: String, value: String)] = []
+    var connection: OpaquePointer?
+    var connectionOpen = false
+    var closing: Set<OpaquePointer> = []
+    var headers: [(name: String, value: String)] = []
     private var connectStrings: [UnsafeMutablePointer<CChar>] = []
-    private var receiveBuffer: [UInt8] = []
-    private var receiveOverflowBytes = 0
-    private var peerClose: (code: Int, reason: String)?
-    private var sendBuffer: UnsafeMutableRawPointer
-    private var sendCapacity = 0
-    private let pre = afe_ws_pre()
+    var receiveBuffer: [UInt8] = []
+    var receiveOverflowBytes = 0
+    var peerClose: (code: Int, reason: String)?
+    var sendBuffer: UnsafeMutableRawPointer
+    var sendCapacity = 0
+    let pre = afe_ws_pre()
+    /// While lws_client_connect_via_info runs: lws writes the new wsi here (pwsi) before any callback.
+    var isConnecting = false
+    let connectSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
+    var failureReportedDuringConnect = false
 
     /// Creates the lws context.
     ///
@@ -207,8 +215,6 @@ final class WebSocketTransport: @unchecked Sendable {
         connection = created
     }
 
-    private var failureReportedDuringConnect = false
-
     /// Whether `host` resolves. The corresponding C function is `getaddrinfo`.
     private static func resolves(_ host: String) -> Bool {
         var result: UnsafeMutablePointer<addrinfo>?
@@ -216,8 +222,6 @@ final class WebSocketTransport: @unchecked Sendable {
         freeaddrinfo(result)
         return true
     }
-    private var isConnecting = false
-    private let connectSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
 
     /// Asks for a write callback on the current connection.
     /// The corresponding C function is `lws_callback_on_writable`.
@@ -245,125 +249,6 @@ final class WebSocketTransport: @unchecked Sendable {
         connection = nil
         connectionOpen = false
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-    }
-
-    // MARK: Callback dispatch
-
-    fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
-                            _ length: Int) -> Int32 {
-        // During lws_client_connect_via_info, callbacks can run before it returns: lws has already stored
-        // the new wsi through pwsi.
-        if isConnecting, connection == nil, !failureReportedDuringConnect, connectSlot.pointee == wsi { connection = wsi }
-        switch reason {
-        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-            delegate?.transportWoke()
-            return 0
-        case LWS_CALLBACK_WSI_DESTROY:
-            closing.remove(wsi)
-            if wsi == connection { connection = nil; connectionOpen = false }
-            return 0
-        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
-            guard wsi == connection, let input else { return 0 }
-            for header in headers where afe_ws_append_header(wsi, input, length, header.name + ":", header.value) != 0 {
-                return -1
-            }
-            return 0
-        default:
-            break
-        }
-        if closing.contains(wsi) {
-            if reason == LWS_CALLBACK_CLIENT_WRITEABLE {
-                lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
-                return -1
-            }
-            return 0
-        }
-        guard wsi == connection else { return 0 }
-        switch reason {
-        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
-            let status = Int(lws_http_client_http_response(wsi))
-            connection = nil
-            failureReportedDuringConnect = true
-            delegate?.transportDidFail(reason: text, httpStatus: status)
-        case LWS_CALLBACK_CLIENT_ESTABLISHED:
-            connectionOpen = true
-            delegate?.transportDidOpen()
-        case LWS_CALLBACK_CLIENT_RECEIVE:
-            receive(wsi, input, length)
-        case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
-            delegate?.transportDidReceiveFrame()
-        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            if let input, length >= 2 {
-                let bytes = input.assumingMemoryBound(to: UInt8.self)
-                let code = Int(bytes[0]) << 8 | Int(bytes[1])
-                let reason = String(decoding: UnsafeBufferPointer(start: bytes + 2, count: length - 2), as: UTF8.self)
-                peerClose = (code, reason)
-            }
-        case LWS_CALLBACK_CLIENT_CLOSED:
-            connection = nil
-            connectionOpen = false
-            delegate?.transportDidClose(code: peerClose?.code, reason: peerClose?.reason ?? "")
-        case LWS_CALLBACK_CLIENT_WRITEABLE:
-            return write(wsi)
-        default:
-            break
-        }
-        return 0
-    }
-
-    private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) {
-        delegate?.transportDidReceiveFrame()
-        if lws_is_first_fragment(wsi) != 0 {
-            receiveBuffer.removeAll(keepingCapacity: true)
-            receiveOverflowBytes = 0
-        }
-        if lws_frame_is_binary(wsi) != 0 { return } // ASR servers send no binary frames; ignored.
-        if receiveOverflowBytes > 0 || receiveBuffer.count + length > maxMessageBytes {
-            receiveOverflowBytes = max(receiveOverflowBytes, receiveBuffer.count) + length
-            receiveBuffer.removeAll(keepingCapacity: false)
-        } else if let input, length > 0 {
-            receiveBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-        }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return }
-        if receiveOverflowBytes > 0 {
-            let bytes = receiveOverflowBytes
-            receiveOverflowBytes = 0
-            delegate?.transportDidReceiveOversizedMessage(bytes: bytes)
-        } else {
-            let text = String(decoding: receiveBuffer, as: UTF8.self)
-            receiveBuffer.removeAll(keepingCapacity: true)
-            delegate?.transportDidReceiveText(text)
-        }
-    }
-
-    /// Writes one frame; asks for another callback when one was written. The corresponding C function is
-    /// `lws_write`.
-    private func write(_ wsi: OpaquePointer) -> Int32 {
-        guard let frame = delegate?.transportNextOutgoing() else { return 0 }
-        let written: Int32
-        switch frame {
-        case .text(let text):
-            written = send(Array(text.utf8), LWS_WRITE_TEXT, wsi)
-        case .binary(let bytes):
-            written = send(bytes, LWS_WRITE_BINARY, wsi)
-        case .ping:
-            written = send([], LWS_WRITE_PING, wsi)
-        }
-        if written < 0 { return -1 }
-        if wsi == connection { lws_callback_on_writable(wsi) }
-        return 0
-    }
-
-    private func send(_ bytes: [UInt8], _ kind: lws_write_protocol, _ wsi: OpaquePointer) -> Int32 {
-        if bytes.count > sendCapacity {
-            sendBuffer.deallocate()
-            sendCapacity = bytes.count
-            sendBuffer = .allocate(byteCount: pre + sendCapacity, alignment: 16)
-        }
-        let payload = sendBuffer + pre
-        bytes.withUnsafeBytes { if let base = $0.baseAddress { payload.copyMemory(from: base, byteCount: $0.count) } }
-        return lws_write(wsi, payload.assumingMemoryBound(to: UInt8.self), bytes.count, kind)
     }
 }
 
