@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Receives a session's events, in order, on the session's delivery queue.
 ///
@@ -14,7 +13,7 @@ public protocol SpeechStreamingDelegate: AnyObject, Sendable {
 final class EventDelivery: Sendable {
     private let queue = DispatchQueue(label: "SpeechStreaming.events")
     private let continuation: AsyncStream<SpeechEvent>.Continuation
-    private let targets = Mutex<Targets>(Targets())
+    private let targets = Locked<Targets>(Targets())
 
     private struct Targets: @unchecked Sendable { // weak references only, guarded by the mutex
         weak var session: SpeechStreamingSession?

@@ -5,17 +5,17 @@ import Synchronization
 /// Epochs: each task gets an odd number; audio records carry the epoch they were queued under, so the
 /// network thread can tell a task's audio from stale audio of an earlier one. `audioEpoch` is what
 /// `send(audio:)` tags with: odd while the task takes audio, even after stop, failure or cancel.
-final class SessionControl: Sendable {
+final class SessionControl: @unchecked Sendable { // lastEpoch only under state's lock
     enum State: Equatable {
         case idle
         case active(epoch: UInt32)
         case closed
     }
 
-    let state = Mutex<State>(.idle)
+    let state = Locked<State>(.idle)
     /// Read by the producer on every `send(audio:)`; written under `state`'s lock.
     let audioEpoch = Atomic<UInt32>(0)
-    private let lastEpoch = Mutex<UInt32>(0)
+    private var lastEpoch: UInt32 = 0 // under `state`'s lock
 
     /// Begins a task: returns its epoch, or throws when a task runs or the session is closed.
     func beginTask() throws(SpeechStreamingError) -> UInt32 {
@@ -25,10 +25,8 @@ final class SessionControl: Sendable {
             case .active: throw SpeechStreamingError(.invalidState, "a task is already running; stop it first")
             case .idle: break
             }
-            let epoch = lastEpoch.withLock { last in
-                last = (last &+ 2) | 1
-                return last
-            }
+            lastEpoch = (lastEpoch &+ 2) | 1
+            let epoch = lastEpoch
             state = .active(epoch: epoch)
             audioEpoch.store(epoch, ordering: .releasing)
             return epoch

@@ -23,7 +23,7 @@ final class SessionEngine: @unchecked Sendable {
     let delivery: EventDelivery
     private let wakePending = Atomic<Bool>(false)
     private let wakeThreshold: Int
-    private let commands = Mutex<[Command]>([])
+    private let commands = Locked<[Command]>([])
 
     // Service thread only.
     var machine: SessionMachine

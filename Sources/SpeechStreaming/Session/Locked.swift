@@ -1,0 +1,18 @@
+import Foundation
+
+/// A value guarded by a lock, for control state off the audio path.
+///
+/// NSLock rather than `Synchronization.Mutex`: ThreadSanitizer reports false races on a contended Mutex
+/// on this platform (libraries.md), and these locks are never taken on the audio thread.
+final class Locked<Value>: @unchecked Sendable { // every access holds `lock`
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
