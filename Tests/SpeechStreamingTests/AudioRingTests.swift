@@ -66,7 +66,7 @@ final class AudioRingTests: XCTestCase {
         let seed: UInt64 = 0x5EED
         let producerDone = LockedValue(false)
         let producer = Thread {
-            var generator = SplitMix(seed: seed)
+            var generator = SeededRandom(seed: seed)
             var sent = 0
             var buffer = [UInt8](repeating: 0, count: 600)
             while sent < total {
@@ -95,18 +95,5 @@ final class AudioRingTests: XCTestCase {
         XCTAssertEqual(received, total, "seed \(seed)")
         XCTAssertEqual(mismatches, 0, "seed \(seed)")
         XCTAssertGreaterThan(ring.overruns.load(ordering: .relaxed), 0, "the producer outran the consumer at times")
-    }
-}
-
-/// A small seeded generator for reproducible tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

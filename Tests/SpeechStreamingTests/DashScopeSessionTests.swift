@@ -32,17 +32,8 @@ final class DashScopeSessionTests: XCTestCase {
     /// Checks the sentence ends against the deterministic recognizer: ids, texts, begin/end within `tolerance` ms.
     func checkSentences(_ recorder: EventRecorder, tolerance: Int = 0, label: String,
                         file: StaticString = #filePath, line: UInt = #line) {
-        let expected = Deterministic.sentences()
-        let got = recorder.sentenceEnds
-        XCTAssertEqual(got.count, expected.count, "\(label): sentences \(got.map(\.text))", file: file, line: line)
-        for (result, want) in zip(got, expected) {
-            XCTAssertEqual(result.sentenceId, want.index, "\(label): sentence id", file: file, line: line)
-            XCTAssertEqual(result.text, want.text, "\(label): text of sentence \(want.index)", file: file, line: line)
-            XCTAssertEqual(Double(result.beginMilliseconds), Double(want.begin), accuracy: Double(tolerance),
-                           "\(label): begin of sentence \(want.index)", file: file, line: line)
-            XCTAssertEqual(Double(result.endMilliseconds ?? -1), Double(want.end), accuracy: Double(tolerance),
-                           "\(label): end of sentence \(want.index)", file: file, line: line)
-            XCTAssertTrue(result.isFinal, file: file, line: line)
+        Deterministic.check(recorder.sentenceEnds, tolerance: tolerance, label: label, file: file, line: line)
+        for result in recorder.sentenceEnds {
             let raw = try? JSONSerialization.jsonObject(with: Data(result.rawJSON.utf8)) as? [String: Any]
             let header = raw?["header"] as? [String: Any]
             XCTAssertEqual(header?["event"] as? String, "result-generated", "\(label): rawJSON keeps the server message",

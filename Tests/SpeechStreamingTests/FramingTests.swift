@@ -35,8 +35,8 @@ final class FramingTests: XCTestCase {
     // MARK: Frame assembly
 
     func testPCMFramesAreExactlyTheFrameSizeAndLoseNothing() {
-        var generator = SplitMix(seed: 7)
-        let input = (0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var generator = SeededRandom(seed: 7)
+        let input = (0..<50_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         var assembler = FrameAssembler(framing: .pcm(frameBytes: 3200))
         var frames: [AudioFrame] = []
         var offset = 0

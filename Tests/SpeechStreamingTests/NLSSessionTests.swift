@@ -28,17 +28,8 @@ final class NLSSessionTests: XCTestCase {
             XCTFail("\(label): task ended with \(recorder.errors)", file: file, line: line)
             return recorder
         }
+        Deterministic.check(recorder.sentenceEnds, tolerance: tolerance, label: label, file: file, line: line)
         let expected = Deterministic.sentences()
-        let ends = recorder.sentenceEnds
-        XCTAssertEqual(ends.count, expected.count, "\(label): \(ends.map(\.text))", file: file, line: line)
-        for (result, want) in zip(ends, expected) {
-            XCTAssertEqual(result.sentenceId, want.index, "\(label)", file: file, line: line)
-            XCTAssertEqual(result.text, want.text, "\(label): sentence \(want.index)", file: file, line: line)
-            XCTAssertEqual(Double(result.beginMilliseconds), Double(want.begin), accuracy: Double(tolerance),
-                           "\(label): begin of \(want.index)", file: file, line: line)
-            XCTAssertEqual(Double(result.endMilliseconds ?? -1), Double(want.end), accuracy: Double(tolerance),
-                           "\(label): end of \(want.index)", file: file, line: line)
-        }
         let starts = recorder.events.compactMap { if case .sentenceStart(let s) = $0 { s } else { nil } }
         XCTAssertEqual(starts.map(\.sentenceId), expected.map(\.index), "\(label): SentenceBegin", file: file, line: line)
         for (start, want) in zip(starts, expected) {

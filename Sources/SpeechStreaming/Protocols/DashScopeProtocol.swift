@@ -73,13 +73,7 @@ struct DashScopeProtocol: WireProtocol {
     // MARK: Events (spec §6)
 
     func parse(_ text: String) throws(SpeechStreamingError) -> ParsedMessage {
-        let object = try JSONText.object(text)
-        guard let header = object["header"] as? [String: Any], let event = header["event"] as? String else {
-            throw SpeechStreamingError(.malformedMessage, "DashScope message without header.event",
-                                       rawJSON: String(text.prefix(4096)))
-        }
-        let taskId = header["task_id"] as? String
-        let payload = object["payload"] as? [String: Any] ?? [:]
+        let (header, event, taskId, payload) = try JSONText.envelope(text, nameKey: "event", family: "DashScope")
         switch event {
         case "task-started":
             return ParsedMessage(taskId: taskId, items: [.started(sessionId: nil)])

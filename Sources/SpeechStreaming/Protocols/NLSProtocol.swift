@@ -71,13 +71,7 @@ struct NLSProtocol: WireProtocol {
     // MARK: Events
 
     func parse(_ text: String) throws(SpeechStreamingError) -> ParsedMessage {
-        let object = try JSONText.object(text)
-        guard let header = object["header"] as? [String: Any], let name = header["name"] as? String else {
-            throw SpeechStreamingError(.malformedMessage, "NLS message without header.name",
-                                       rawJSON: String(text.prefix(4096)))
-        }
-        let taskId = header["task_id"] as? String
-        let p = object["payload"] as? [String: Any] ?? [:]
+        let (header, name, taskId, p) = try JSONText.envelope(text, nameKey: "name", family: "NLS")
         let index = JSONText.int(p["index"])
         let item: ServerMessage?
         switch name {

@@ -73,6 +73,18 @@ enum JSONText {
         return object
     }
 
+    /// A server message's `header`, its `header.<nameKey>` (the event name), `header.task_id` and
+    /// `payload`, or a malformedMessage error naming what is missing.
+    static func envelope(_ text: String, nameKey: String, family: String) throws(SpeechStreamingError)
+        -> (header: [String: Any], name: String, taskId: String?, payload: [String: Any]) {
+        let object = try object(text)
+        guard let header = object["header"] as? [String: Any], let name = header[nameKey] as? String else {
+            throw SpeechStreamingError(.malformedMessage, "\(family) message without header.\(nameKey)",
+                                       rawJSON: String(text.prefix(4096)))
+        }
+        return (header, name, header["task_id"] as? String, object["payload"] as? [String: Any] ?? [:])
+    }
+
     static func int(_ value: Any?) -> Int? {
         guard let n = value as? NSNumber else { return nil }
         return n.intValue
