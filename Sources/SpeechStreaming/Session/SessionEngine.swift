@@ -43,6 +43,8 @@ final class SessionEngine: @unchecked Sendable {
     /// The server message being handled, for the events it causes.
     var currentRaw: String?
     var startedSessionId: String?
+    /// The last context passed to `updateContext` in this task.
+    private var latestContext: [ContextMessage]?
     var sentences = SentenceTracker()
 
     init(wire: any WireProtocol, options: ConnectionOptions, control: SessionControl, delivery: EventDelivery) throws {
@@ -146,11 +148,19 @@ final class SessionEngine: @unchecked Sendable {
                 replayQueue = replay.replayFrames(frameBytes: frameBytes, frameMilliseconds: frameMilliseconds)
                 sentences.resume(atMilliseconds: replay.startMilliseconds)
             }
+            sendContext()
             transport.requestWrite()
         case .endTask:
             endTask()
         case .report(let report):
             deliver(report)
+        }
+    }
+
+    /// Sends the latest context update of the task, if there is one, as continue-task.
+    private func sendContext() {
+        if let context = latestContext, let message = wire.contextMessage(taskId: taskId, context: context) {
+            send(message)
         }
     }
 
@@ -201,6 +211,7 @@ final class SessionEngine: @unchecked Sendable {
                 replay.reset()
                 replayQueue = []
                 sentences.reset()
+                latestContext = nil
                 feed(.start)
             case .stop:
                 feed(.stop)
@@ -208,10 +219,11 @@ final class SessionEngine: @unchecked Sendable {
             case .cancel:
                 feed(.cancel)
             case .updateContext(let context):
-                if machine.audioMayFlow || machine.phase != .idle,
-                   let message = wire.contextMessage(taskId: taskId, context: context) {
-                    send(message)
-                }
+                // The server takes continue-task only once the task has started; until then (and for the
+                // new task after a reconnection) the latest context waits and goes out with the audio.
+                guard machine.phase != .idle else { break }
+                latestContext = context
+                if machine.audioMayFlow { sendContext() }
             }
         }
     }
