@@ -69,7 +69,7 @@ final class EchoCancellerTests: XCTestCase {
 
     /// With the reference shifted by the bulk delay the delay itself no longer matters, so fewer cases suffice.
     func testSpeexRemovesTheEchoOfTheAlignedReference() throws {
-        for file in ["echo_d0ms_16k.wav", "echo_d120ms_16k.wav", "echo_d400ms_16k.wav", "echo_d0ms_48k.wav", "echo_d40ms_48k.wav"] {
+        for file in ["echo_d40ms_16k.wav", "echo_d120ms_16k.wav", "echo_d400ms_16k.wav", "echo_d40ms_48k.wav", "echo_d120ms_48k.wav"] {
             try checkERLE(file, aligned: true, minimum: 15) { s in
                 let c = Speex(sampleRate: s.sampleRate)
                 return (try SpeexEchoCanceller(configuration: c),
@@ -107,15 +107,15 @@ final class EchoCancellerTests: XCTestCase {
         for file in ["nearend_16k.wav", "nearend_48k.wav"] {
             let entry = try TestVectors.entry(file)
             let rate = entry.sampleRate
-            let near = try TestVectors.int16(file).samples
+            let near = try StageRunner.samples(file)
             let silent = [Int16](repeating: 0, count: near.count)
             let speech = StageRunner.ranges(entry.speechIntervals, rate: rate, count: near.count)
-            let probe = [speech[0].lowerBound..<(speech[0].lowerBound + rate / 2)]
+            let probe = [speech[0].lowerBound..<(speech[0].lowerBound + rate / 4)]
             // With a silent reference AEC2's levels cannot differ; at 48 kHz one suffices.
             for (name, canceller, _) in try Self.cancellers(rate: rate, delayMilliseconds: 0)
             where rate == 16000 || !["AEC2 low", "AEC2 high"].contains(name) {
                 let out = StageRunner.run(canceller, mic: near, reference: silent)
-                let lag = StageRunner.latency(reference: near, test: out, ranges: probe, maxLag: 2 * canceller.frameLength)
+                let lag = StageRunner.latency(reference: near, test: out, ranges: probe, maxLag: 3 * canceller.frameLength / 2)
                 let sdr = SpectralDistortion.magnitudeSDR(reference: near, test: out, ranges: speech, lag: lag,
                                                           sampleRate: rate, lowestHz: 100, frame: rate >= 32000 ? 2048 : 512)
                 let level = SignalMetrics.decibels(StageRunner.power(out, speech, lag: lag) / StageRunner.power(near, speech))
@@ -135,7 +135,7 @@ final class EchoCancellerTests: XCTestCase {
     /// suppression level while speex MDF (no double-talk detector, no suppressor) keeps it.
     func testDoubleTalk() throws {
         let s = try EchoScenario("doubletalk_ser0db_16k.wav")
-        let clean = try TestVectors.int16("nearend_16k.wav").samples
+        let clean = try StageRunner.samples("nearend_16k.wav")
         let both = StageRunner.ranges(try s.intervals("doubletalk"), rate: 16000, count: s.mic.count)
         let nearOnly = StageRunner.ranges(try s.intervals("nearend_only"), rate: 16000, count: s.mic.count)
         let farOnly = StageRunner.ranges(try s.intervals("farend_only"), rate: 16000, from: 2.5, count: s.mic.count)
