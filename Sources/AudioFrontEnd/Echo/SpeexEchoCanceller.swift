@@ -43,6 +43,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int
