@@ -45,6 +45,8 @@ class ServerProcess:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+        if "Traceback" in self.stderr and exc[0] is None:
+            raise AssertionError("server printed a traceback:\n" + self.stderr)
 
     def stop(self) -> int:
         if self.process.stdin.closed:

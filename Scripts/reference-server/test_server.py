@@ -40,8 +40,7 @@ class DashScopeSessionTests(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.stop()
-        assert "Traceback" not in cls.server.stderr, cls.server.stderr
+        cls.server.__exit__(None, None, None)
 
     def check_header(self, message: dict, task: str, event: str) -> None:
         self.assertEqual(set(message["header"]), {"task_id", "event", "attributes"}, message)
@@ -222,7 +221,7 @@ class DashScopeValidationTests(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.stop()
+        cls.server.__exit__(None, None, None)
 
     def failure_after(self, *frames) -> dict:
         async def scenario():

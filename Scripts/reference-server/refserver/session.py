@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import traceback
 
 from websockets.exceptions import ConnectionClosed
 
@@ -55,15 +56,16 @@ class Session:
     async def run(self) -> None:
         self.log.write(self.number, "open", path=self.ws.request.path.split("?")[0], family=self.family)
         try:
-            while not self.closed:
-                deadline = None if self.stalled else self.deadline()
+            while True:
+                deadline = None if self.stalled or self.closed else self.deadline()
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 try:
                     message = await asyncio.wait_for(self.ws.recv(), timeout)
                 except asyncio.TimeoutError:
                     await self.on_deadline()
                     continue
-                if self.stalled:
+                if self.stalled or self.closed:
+                    # Keep reading while stalled or closing: unread frames would block the closing handshake.
                     self.log.write(self.number, "ignored", size=len(message))
                     continue
                 if isinstance(message, str):
@@ -72,8 +74,10 @@ class Session:
                 else:
                     await self.on_binary(message)
         except ConnectionClosed as closed:
-            self.log.write(self.number, "closed-by-peer", code=closed.rcvd.code if closed.rcvd else None)
-            await self.on_disconnect()
+            if not self.closed:
+                self.log.write(self.number, "closed-by-peer", code=closed.rcvd.code if closed.rcvd else None)
+                self.closed = True
+                await self.on_disconnect()
         finally:
             self.closed = True
             for timer in list(self.timers):
@@ -92,9 +96,14 @@ class Session:
         await self.ws.send(text)
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
+        """Starts the closing handshake; the receive loop drains what the client still sends until it ends."""
+        if self.closed:
+            return
         self.closed = True
         self.log.write(self.number, "close", code=code, reason=reason)
-        await self.ws.close(code, reason)
+        closing = asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+        self.timers.add(closing)
+        closing.add_done_callback(self.timers.discard)
 
     def abort(self) -> None:
         """Drops the TCP connection without a closing handshake."""
@@ -115,6 +124,9 @@ class Session:
                 await action()
             except ConnectionClosed:
                 pass
+            except Exception:  # a bug: make it visible (tests fail on a traceback in stderr)
+                traceback.print_exc()
+                raise
 
         timer = asyncio.get_running_loop().create_task(fire())
         self.timers.add(timer)
@@ -122,18 +134,19 @@ class Session:
 
     def arm_task_faults(self) -> None:
         """Schedules the faults that fire a while after the task started."""
-        fault = self.faults.get("task-failed")
-        if fault and fault["after_bytes"] < 0:
-            self.later(fault["after_ms"], lambda: self.fail_injected(fault))
-        fault = self.faults.get("stall")
-        if fault:
-            self.later(fault["after_ms"], self._stall)
-        fault = self.faults.get("malformed")
-        if fault:
-            self.later(fault["after_ms"], lambda: self._send_raw(fault["text"]))
-        fault = self.faults.get("oversized")
-        if fault:
-            self.later(fault["after_ms"], lambda: self._send_raw(self.oversized_message(fault["size"])))
+        faults = self.faults
+        failing = faults.get("task-failed")
+        if failing and failing["after_bytes"] < 0:
+            self.later(failing["after_ms"], lambda: self.fail_injected(failing))
+        stall = faults.get("stall")
+        if stall:
+            self.later(stall["after_ms"], self._stall)
+        malformed = faults.get("malformed")
+        if malformed:
+            self.later(malformed["after_ms"], lambda: self._send_raw(malformed["text"]))
+        oversized = faults.get("oversized")
+        if oversized:
+            self.later(oversized["after_ms"], lambda: self._send_raw(self.oversized_message(oversized["size"])))
 
     async def _stall(self) -> None:
         self.log.write(self.number, "fault", name="stall")
