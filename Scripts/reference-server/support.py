@@ -9,6 +9,7 @@ import select
 import subprocess
 import sys
 import tempfile
+import unittest
 import uuid
 import wave
 from functools import lru_cache
@@ -64,6 +65,21 @@ class ServerProcess:
 
     def url(self, path: str = "/api-ws/v1/inference", scheme: str = "ws") -> str:
         return f"{scheme}://127.0.0.1:{self.port}{path}"
+
+
+class ServerTestCase(unittest.TestCase):
+    """A test class sharing one server started with SERVER_ARGS."""
+
+    SERVER_ARGS: tuple[str, ...] = ()
+    server: ServerProcess
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(*cls.SERVER_ARGS).__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.__exit__(None, None, None)
 
 
 # --- audio -------------------------------------------------------------------------------------------------

@@ -19,14 +19,8 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
-class NlsSessionTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = s.ServerProcess("--nls-appkey", "testappkey").__enter__()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
+class NlsSessionTests(s.ServerTestCase):
+    SERVER_ARGS = ("--nls-appkey", "testappkey")
 
     def check_header(self, message: dict, task: str, name: str) -> None:
         header = message["header"]

@@ -33,14 +33,7 @@ def nato(first: int, count: int) -> list[str]:
     return [WORD_LIST[(first + j) % len(WORD_LIST)] for j in range(count)]
 
 
-class DashScopeSessionTests(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = s.ServerProcess().__enter__()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
+class DashScopeSessionTests(s.ServerTestCase):
 
     def check_header(self, message: dict, task: str, event: str) -> None:
         self.assertEqual(set(message["header"]), {"task_id", "event", "attributes"}, message)
@@ -212,16 +205,9 @@ def mutated(message: str, path: str, value=None, delete: bool = False) -> str:
     return json.dumps(data)
 
 
-class DashScopeValidationTests(unittest.TestCase):
+class DashScopeValidationTests(s.ServerTestCase):
     """Every malformed or out-of-order client message gets the documented task-failed, then the socket closes."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = s.ServerProcess().__enter__()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.__exit__(None, None, None)
 
     def failure_after(self, *frames) -> dict:
         async def scenario():
@@ -321,16 +307,22 @@ class DashScopeValidationTests(unittest.TestCase):
         bad_crc[40] ^= 0xFF
         second_page = opus.index(b"OggS", 4)
         stereo = s.ogg_opus(s.tone_bursts(seconds=1.0), channels=2)
-        no_head = bytearray(opus[:second_page])
-        no_head[28:36] = b"OpusHeaX"
-        no_head[22:26] = bytes(4)
-        no_head[22:26] = ogg_crc(bytes(no_head)).to_bytes(4, "little")
+
+        def patched_head(position: int, data: bytes) -> bytes:
+            """The stream with bytes of its first page (OpusHead at offset 28) replaced, CRC recomputed."""
+            page = bytearray(opus[:second_page])
+            page[position:position + len(data)] = data
+            page[22:26] = bytes(4)
+            page[22:26] = ogg_crc(bytes(page)).to_bytes(4, "little")
+            return bytes(page) + opus[second_page:]
+
         bad_wav = b"RIFX" + s.wav_bytes(s.silence(0.1))[4:]
         cases = [
             ("opus", bytes(bad_crc), "CRC mismatch"),
             ("opus", b"not an ogg stream at all", "capture pattern"),
             ("opus", opus[second_page:], "beginning-of-stream"),
-            ("opus", bytes(no_head) + opus[second_page:], "not an OpusHead"),
+            ("opus", patched_head(28, b"OpusHeaX"), "not an OpusHead"),
+            ("opus", patched_head(28 + 18, b"\x01"), "mapping family 1"),
             ("opus", stereo, "mono"),
             ("opus", opus[:-10], "ends inside a page"),
             ("wav", bad_wav, "Invalid wav header"),

@@ -117,15 +117,7 @@ class DashScopeSession(Session):
         self.generation += 1
         self.task = Task(request, AudioPipeline(request.audio_format, request.sample_rate,
                                                 self.config.recognizer, self.settings(request)))
-        if self.faults.get("no-task-started"):
-            self.log.write(self.number, "fault", name="no-task-started")
-            self.stalled = True
-            return
-        fault = self.faults.get("slow-start")
-        if fault:
-            self.later(fault["delay_ms"], self.start_task)
-        else:
-            await self.start_task()
+        await self.acknowledge_start(self.start_task)
 
     def settings(self, request: params.TaskRequest) -> SegmenterSettings:
         semantic = request.flag("semantic_punctuation_enabled", False)
@@ -173,7 +165,9 @@ class DashScopeSession(Session):
     async def on_binary(self, data: bytes) -> None:
         task = self.task
         if task is None:
-            await self.fail("CLIENT_ERROR", "Binary audio received before run-task! Send run-task first.", "")
+            when = "after task-finished" if self.used_ids else "before run-task"
+            await self.fail("CLIENT_ERROR", f"Binary audio received {when} while no task is running! "
+                            "Send run-task first.", "")
             return
         if not task.started:
             await self.fail("CLIENT_ERROR", "Audio received before task-started! Wait for task-started "

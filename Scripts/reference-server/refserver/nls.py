@@ -132,15 +132,7 @@ class NlsSession(Session):
         self.pipeline = AudioPipeline(settings["format"], settings["sample_rate"], self.config.recognizer,
                                       self.segmenter_settings())
         self.state = STARTING
-        if self.faults.get("no-task-started"):
-            self.log.write(self.number, "fault", name="no-task-started")
-            self.stalled = True
-            return
-        fault = self.faults.get("slow-start")
-        if fault:
-            self.later(fault["delay_ms"], self.started)
-        else:
-            await self.started()
+        await self.acknowledge_start(self.started)
 
     def segmenter_settings(self) -> SegmenterSettings:
         settings = self.settings

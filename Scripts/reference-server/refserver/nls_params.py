@@ -33,14 +33,18 @@ def message_invalid(detail: str) -> ProtocolError:
     return ProtocolError(MESSAGE_INVALID, f"Gateway:MESSAGE_INVALID:{detail}")
 
 
-def parse(text: str) -> dict:
+def json_object(text: str, what: str) -> dict:
     try:
-        message = json.loads(text)
+        value = json.loads(text)
     except ValueError:
-        raise message_invalid("Invalid message: the text frame is not valid JSON!") from None
-    if not isinstance(message, dict):
-        raise message_invalid("Invalid message: it must be a JSON object!")
-    return message
+        raise message_invalid(f"{what}: not valid JSON!") from None
+    if not isinstance(value, dict):
+        raise message_invalid(f"{what}: it must be a JSON object!")
+    return value
+
+
+def parse(text: str) -> dict:
+    return json_object(text, "Invalid message")
 
 
 def check_header(message: dict, tingwu: bool, appkey: str | None) -> tuple[str, str, str]:
@@ -127,13 +131,11 @@ def check_common(payload: dict) -> None:
 
 
 def check_word_filter(value) -> None:
+    what = "Invalid parameter 'special_word_filter'"
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            raise message_invalid("Invalid parameter 'special_word_filter': not a JSON object!") from None
+        value = json_object(value, what)
     if not isinstance(value, dict):
-        raise message_invalid("Invalid parameter 'special_word_filter': must be a JSON object!")
+        raise message_invalid(f"{what}: it must be a JSON object!")
     words = sum(len(entry.get("word_list", [])) for entry in value.values() if isinstance(entry, dict))
     if words > 32:
         raise message_invalid(f"Invalid parameter 'special_word_filter': {words} words (at most 32)!")

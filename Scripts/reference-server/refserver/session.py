@@ -132,6 +132,19 @@ class Session:
         self.timers.add(timer)
         timer.add_done_callback(self.timers.discard)
 
+    async def acknowledge_start(self, send_started) -> None:
+        """Runs `await send_started()` now, later (slow-start) or never (no-task-started)."""
+        if self.faults.get("no-task-started"):
+            self.log.write(self.number, "fault", name="no-task-started")
+            self.stalled = True
+            return
+        slow = self.faults.get("slow-start")
+        if slow:
+            self.log.write(self.number, "fault", name="slow-start")
+            self.later(slow["delay_ms"], send_started)
+        else:
+            await send_started()
+
     def arm_task_faults(self) -> None:
         """Schedules the faults that fire a while after the task started."""
         faults = self.faults
