@@ -11,6 +11,8 @@ let package = Package(
     name: "AudioFrontEnd",
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
+        .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .executable(name: "afe", targets: ["afe"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -19,6 +21,7 @@ let package = Package(
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CWebSockets", pkgConfig: "libwebsockets", apt: "libwebsockets-dev"),
         .target(
             name: "CAudioShims",
             dependencies: ["CWebRTCAudioProcessing", "COpus"],
@@ -28,6 +31,8 @@ let package = Package(
             name: "AudioFrontEnd",
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
+        .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",

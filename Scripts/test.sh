@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
-# The test command README.md gives: installs what is missing, then runs every test.
+# The README's test command: installs what is missing, runs every Swift test, the concurrency stress test
+# again under ThreadSanitizer, and the reference server's own tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 swift test
+echo "== Concurrency stress test under ThreadSanitizer"
+swift test --sanitize=thread --scratch-path .build/tsan --filter FrontEndConcurrencyTests
+if [ -f Scripts/reference-server/test_server.py ]; then
+  echo "== Reference server tests"
+  bash Scripts/setup-python.sh
+  .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'
+fi

@@ -59,6 +59,15 @@ final class ReferenceHistory: @unchecked Sendable {
     /// Copies positions `position ..< position + destination.count` into `destination`; positions not available
     /// read as zero. Marks everything before the end of the range as consumed. Consumer thread; real-time safe.
     func read(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {
+        copy(from: position, into: destination, accounting: true)
+    }
+
+    /// Like ``read(from:into:)`` but changes no counter and marks nothing consumed (for analysis). Consumer thread.
+    func peek(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {
+        copy(from: position, into: destination, accounting: false)
+    }
+
+    private func copy(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>, accounting: Bool) {
         let count = destination.count
         guard let target = destination.baseAddress, count > 0 else { return }
         let end = position + count
@@ -80,6 +89,7 @@ final class ReferenceHistory: @unchecked Sendable {
         let validStart = max(availableStart, after - capacity)
         zero(target, from: 0, to: max(0, min(count, validStart - position)))
         zero(target, from: max(0, availableEnd - position), to: count)
+        guard accounting else { return }
         if end > before { missingCount += end - max(position, before, 0) }
         // Count reference that was overwritten before anyone used it.
         let lostEnd = min(end, after - capacity)

@@ -109,6 +109,7 @@ static inline int afe_opus_get_final_range(OpusEncoder *e, uint32_t *v) { return
 static inline int afe_opus_get_in_dtx(OpusEncoder *e, int32_t *v) { return opus_encoder_ctl(e, OPUS_GET_IN_DTX(v)); }
 static inline int afe_opus_encoder_reset(OpusEncoder *e) { return opus_encoder_ctl(e, OPUS_RESET_STATE); }
 static inline int afe_opus_decoder_reset(OpusDecoder *d) { return opus_decoder_ctl(d, OPUS_RESET_STATE); }
+static inline int afe_opus_decoder_get_final_range(OpusDecoder *d, uint32_t *v) { return opus_decoder_ctl(d, OPUS_GET_FINAL_RANGE(v)); }
 static inline int afe_opus_decoder_get_last_packet_duration(OpusDecoder *d, int32_t *v) { return opus_decoder_ctl(d, OPUS_GET_LAST_PACKET_DURATION(v)); }
 
 #ifdef __cplusplus

@@ -1,0 +1,51 @@
+/// Writing events: producer side of ``EventChannel``, real-time safe. Callers check ``EventChannel/hasRoomForFrame``
+/// before a frame, so these writes always fit.
+extension EventChannel {
+    func emitAudio(_ audio: UnsafeBufferPointer<Int16>, position: Int) {
+        guard !audio.isEmpty else { return }
+        let written = samples.write(audio)
+        records.write(RawEvent(.audio, position: position, payloadCount: written))
+    }
+
+    func emitBytes(_ kind: RawEvent.Kind, _ payload: UnsafeRawBufferPointer, position: Int, duration: Int = 0) {
+        let written = bytes.write(payload.assumingMemoryBound(to: UInt8.self))
+        var record = RawEvent(kind, position: position, payloadCount: written)
+        record.counts.0 = duration
+        records.write(record)
+    }
+
+    func emitSpeech(started: Bool, milliseconds: Int) {
+        records.write(RawEvent(started ? .speechStart : .speechEnd, position: milliseconds))
+    }
+
+    func emitLevel(milliseconds: Int, input: Float, output: Float) {
+        var record = RawEvent(.level, position: milliseconds)
+        record.values.0 = Double(input)
+        record.values.1 = Double(output)
+        records.write(record)
+    }
+
+    func emitTelemetry(milliseconds: Int, delay: Double?, alignment: Double, erle: Double?, doubleTalk: Bool,
+                       drift: Double?) {
+        var record = RawEvent(.telemetry, position: milliseconds)
+        record.values = (delay ?? .nan, alignment, erle ?? .nan, drift ?? .nan, 0)
+        record.flag = doubleTalk
+        records.write(record)
+    }
+
+    func emitDrops(_ drops: DropCounts) {
+        var record = RawEvent(.drops)
+        record.counts = (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples,
+                         drops.eventOverruns, 0)
+        records.write(record)
+    }
+
+    /// Writes the final drop counts, then the finished record (the drain pairs them into the summary).
+    func emitFinished(_ summary: FrontEndSummary) {
+        emitDrops(summary.drops)
+        var record = RawEvent(.finished)
+        record.counts = (summary.micSamplesPushed, summary.referenceSamplesPushed, summary.framesProcessed,
+                         summary.outputSamples, 0)
+        records.write(record)
+    }
+}

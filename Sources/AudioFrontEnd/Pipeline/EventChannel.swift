@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rings that carry events from the audio thread to the drain thread, and the semaphore that wakes it.
+///
+/// Producer: the thread that processes frames (the mic push thread, or the control thread in `finish`).
+/// Consumer: the drain thread. Posting is real-time safe (`sem_post` neither allocates nor locks).
+final class EventChannel: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: each ring is SPSC (producer: processing thread; consumer: drain thread);
+    // the semaphore is thread-safe.
+    let records: SPSCRing<RawEvent>
+    let samples: SPSCRing<Int16>
+    let bytes: SPSCRing<UInt8>
+    private let semaphore: UnsafeMutablePointer<sem_t>
+    /// Room one frame's events need at most.
+    let recordsPerFrame = 16
+    let samplesPerFrame: Int
+    let bytesPerFrame: Int
+
+    /// - Parameters:
+    ///   - frames: how many frames of events the rings hold.
+    ///   - outputSamplesPerFrame: the most output samples one frame yields.
+    ///   - bytesPerFrame: the most encoded bytes one frame yields (packet plus page headers).
+    init(frames: Int, outputSamplesPerFrame: Int, bytesPerFrame: Int) {
+        samplesPerFrame = outputSamplesPerFrame
+        self.bytesPerFrame = bytesPerFrame
+        records = SPSCRing(minimumCapacity: frames * recordsPerFrame)
+        samples = SPSCRing(minimumCapacity: frames * outputSamplesPerFrame)
+        bytes = SPSCRing(minimumCapacity: max(1, frames * bytesPerFrame))
+        semaphore = .allocate(capacity: 1)
+        sem_init(semaphore, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    /// Whether one more frame's events fit. Producer; real-time safe.
+    var hasRoomForFrame: Bool {
+        records.freeCount >= recordsPerFrame && samples.freeCount >= samplesPerFrame && bytes.freeCount >= bytesPerFrame
+    }
+
+    /// Wakes the drain thread. Producer; real-time safe.
+    func signal() { sem_post(semaphore) }
+
+    /// Waits until signalled or `milliseconds` pass. Drain thread only.
+    func wait(milliseconds: Int) {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = deadline.tv_nsec + milliseconds * 1_000_000
+        deadline.tv_sec += nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        _ = sem_timedwait(semaphore, &deadline)
+    }
+}

@@ -1,0 +1,137 @@
+/// Pushing audio. Real-time safe: no allocation, no lock, no blocking, no throwing.
+extension FrontEnd {
+    /// Pushes microphone audio as little-endian int16 bytes, interleaved when the mic has several channels
+    /// (NUI's `nui_update_audio_data`). Any length: an odd byte is kept for the next push; zero is fine.
+    /// Every complete 10 ms frame is processed before the call returns.
+    /// - Returns: ``PushStatus/ok`` with all bytes accepted, ``PushStatus/bufferFull`` with the bytes accepted
+    ///   when the event consumer falls behind, or ``PushStatus/notRunning`` / ``PushStatus/concurrentPush``.
+    /// Mic push thread (one at a time); real-time safe.
+    public func pushMic(bytes: UnsafeRawBufferPointer) -> PushResult {
+        if let refused = micGate.enter() { return PushResult(status: refused, accepted: 0) }
+        defer { micGate.leave() }
+        guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
+        let accepted = decode(bytes, carry: &micCarry, into: scratch) { samples in
+            let taken = micRing.write(samples)
+            processAvailableMic()
+            return taken
+        }
+        return finishMicPush(accepted: accepted, of: bytes.count, unit: 1)
+    }
+
+    /// Pushes microphone samples, interleaved when the mic has several channels. See ``pushMic(bytes:)``;
+    /// ``PushResult/accepted`` counts samples. Mic push thread (one at a time); real-time safe.
+    public func pushMic(samples: UnsafeBufferPointer<Int16>) -> PushResult {
+        if let refused = micGate.enter() { return PushResult(status: refused, accepted: 0) }
+        defer { micGate.leave() }
+        guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
+        var accepted = 0
+        while accepted < samples.count {
+            let taken = micRing.write(UnsafeBufferPointer(rebasing: samples[accepted...]))
+            accepted += taken
+            processAvailableMic()
+            if taken == 0 && micRing.freeCount == 0 { break }
+        }
+        return finishMicPush(accepted: accepted, of: samples.count, unit: 2)
+    }
+
+    /// Pushes the reference (what the device plays) as little-endian int16 bytes (NUI's
+    /// `nui_push_reference_data`). Any length; never refused for lack of room: when the window is full the
+    /// oldest reference is dropped and counted. Reference push thread (one at a time); real-time safe.
+    public func pushReference(bytes: UnsafeRawBufferPointer) -> PushResult {
+        if let refused = referenceGate.enter() { return PushResult(status: refused, accepted: 0) }
+        defer { referenceGate.leave() }
+        guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
+        let accepted = decode(bytes, carry: &referenceCarry, into: referenceBytesScratch) { samples in
+            appendReference(samples)
+            return samples.count
+        }
+        return PushResult(status: .ok, accepted: accepted)
+    }
+
+    /// Pushes reference samples. See ``pushReference(bytes:)``; ``PushResult/accepted`` counts samples.
+    /// Reference push thread (one at a time); real-time safe.
+    public func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult {
+        if let refused = referenceGate.enter() { return PushResult(status: refused, accepted: 0) }
+        defer { referenceGate.leave() }
+        guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
+        appendReference(samples)
+        return PushResult(status: .ok, accepted: samples.count)
+    }
+
+    private func finishMicPush(accepted: Int, of total: Int, unit: Int) -> PushResult {
+        guard accepted < total else { return PushResult(status: .ok, accepted: accepted) }
+        micRefusedBytes.add((total - accepted) * unit, ordering: .relaxed)
+        return PushResult(status: .bufferFull, accepted: accepted)
+    }
+
+    /// Converts little-endian bytes (after a carried half sample) into int16 chunks and hands each to `sink`,
+    /// which returns how many samples it took. Returns the bytes consumed.
+    private func decode(_ bytes: UnsafeRawBufferPointer, carry: inout ByteCarry,
+                        into scratch: UnsafeMutableBufferPointer<Int16>,
+                        sink: (UnsafeBufferPointer<Int16>) -> Int) -> Int {
+        var consumed = 0
+        let chunk = scratch.count
+        while consumed < bytes.count {
+            var n = 0
+            var offset = consumed
+            if carry.isPresent {
+                scratch[0] = Int16(bitPattern: UInt16(carry.byte) | UInt16(bytes[offset]) << 8)
+                n = 1
+                offset += 1
+            }
+            let whole = min((bytes.count - offset) / 2, chunk - n)
+            for i in 0..<whole {
+                scratch[n + i] = Int16(bitPattern: UInt16(bytes[offset + 2 * i]) | UInt16(bytes[offset + 2 * i + 1]) << 8)
+            }
+            n += whole
+            let taken = n == 0 ? 0 : sink(UnsafeBufferPointer(rebasing: scratch[0..<n]))
+            // Bytes behind the samples taken: the carried half sample counts one byte.
+            let carriedTaken = carry.isPresent && taken > 0
+            consumed += taken * 2 - (carriedTaken ? 1 : 0)
+            if carriedTaken { carry.isPresent = false }
+            if taken < n { return consumed }
+            let left = bytes.count - consumed
+            if left == 1 {
+                carry = ByteCarry(byte: bytes[consumed], isPresent: true)
+                return bytes.count
+            }
+            if n == 0 { break }
+        }
+        return consumed
+    }
+
+    private func appendReference(_ samples: UnsafeBufferPointer<Int16>) {
+        var offset = 0
+        let step = referenceConverter.maximumFrames * referenceConverter.channelCount
+        while offset < samples.count {
+            let end = min(samples.count, offset + step)
+            let produced = referenceConverter.convert(UnsafeBufferPointer(rebasing: samples[offset..<end]),
+                                                      into: referenceScratch)
+            references.append(UnsafeBufferPointer(rebasing: referenceScratch[0..<produced]))
+            offset = end
+        }
+    }
+
+    /// Processes every complete frame the mic ring holds while the event rings have room.
+    /// Inside the mic gate (or the control thread in `finish`); real-time safe.
+    func processAvailableMic() {
+        var processedAny = false
+        while eventChannel.hasRoomForFrame {
+            if frame.hasFrame {
+                chain.process(frame: frame.firstFrame, isPlaying: playing.load(ordering: .acquiring))
+                frame.removeFrame()
+                processedAny = true
+                continue
+            }
+            let channels = micConverter.channelCount
+            let available = min(micRing.count / channels, micConverter.maximumFrames) * channels
+            guard available > 0, frame.freeSpace.count >= micConverter.maximumOutput else { break }
+            let read = micRing.read(into: UnsafeMutableBufferPointer(rebasing: micScratch[0..<available]))
+            frame.didAppend(micConverter.convert(UnsafeBufferPointer(rebasing: micScratch[0..<read]), into: frame.freeSpace))
+        }
+        if processedAny {
+            chain.reportDrops(dropCounts)
+            eventChannel.signal()
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Synchronization
+
+/// The real-time voice front end: the app pushes microphone audio and the audio it plays (the reference) from
+/// its own threads; the front end cancels the echo, suppresses noise, detects speech, converts the rate and
+/// encodes, and reports everything as ``FrontEndEvent``s.
+///
+/// Threads:
+/// - one thread pushes the mic (``pushMic(bytes:)`` / ``pushMic(samples:)``), and each complete 10 ms frame is
+///   processed inline on that thread, right away (the lowest latency: no hand-off, no wake-up; a frame costs a
+///   fraction of a millisecond);
+/// - another thread pushes the reference (``pushReference(bytes:)`` / ``pushReference(samples:)``) at the same time;
+/// - a third thread controls (``start()``, ``setPlaying(_:)``, ``finish()``, ``cancel()``);
+/// - the front end's drain thread delivers events to the ``delegate`` and to ``events``, never the audio threads.
+/// Pushes are real-time safe: no allocation, no lock, no blocking, no throwing; they return a ``PushResult``.
+public final class FrontEnd: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: mic-side state (micRing consumer side, micConverter, chain, frame
+    // buffer) is touched only by the thread inside the mic gate; reference-side state only inside the reference
+    // gate; the gates are atomics; the drain side is the EventChannel's consumer and the Mutex-guarded sinks.
+    public let configuration: FrontEndConfiguration
+    let micRing: SPSCRing<Int16>
+    let references: ReferenceHistory
+    let eventChannel: EventChannel
+    let chain: ProcessingChain
+    let micConverter: InputConverter
+    let referenceConverter: InputConverter
+    let frame: FrameAccumulator
+    let drain: EventDrain
+    let micGate = PushGate()
+    let referenceGate = PushGate()
+    let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
+    let playing = Atomic<Bool>(true)
+    let micRefusedBytes = Atomic<Int>(0)
+    var micCarry = ByteCarry()
+    var referenceCarry = ByteCarry()
+    /// Decoded bytes of a push (push threads; the mic and reference sides each have their own).
+    let scratch: UnsafeMutableBufferPointer<Int16>
+    let referenceBytesScratch: UnsafeMutableBufferPointer<Int16>
+    /// Mic samples read from the ring for conversion (processing thread).
+    let micScratch: UnsafeMutableBufferPointer<Int16>
+    let referenceScratch: UnsafeMutableBufferPointer<Int16>
+    var referencePushed = 0
+
+    enum Lifecycle: Int { case created, running, ended }
+
+    /// Creates a front end: validates the configuration, creates every stage and ring, starts nothing.
+    /// Control thread; allocates.
+    /// - Throws: ``AudioFrontEndError`` naming the problem (e.g. 8000 Hz with echo cancellation on).
+    public init(configuration: FrontEndConfiguration = FrontEndConfiguration()) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        let rate = configuration.processingRate
+        let frameLength = rate / 100
+        micRing = SPSCRing(minimumCapacity: configuration.mic.sampleRate * configuration.mic.channelCount
+                           * configuration.micBufferMilliseconds / 1000)
+        references = ReferenceHistory(minimumCapacity: rate * configuration.referenceWindowMilliseconds / 1000)
+        eventChannel = EventChannel(frames: 200, outputSamplesPerFrame: OutputStages.maximumOutputPerFrame(configuration),
+                              bytesPerFrame: 2 * (Opus.maximumPacketBytes + 512))
+        micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
+        referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
+        frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
+        let output = try OutputStages(configuration: configuration, events: eventChannel)
+        chain = try ProcessingChain(configuration: configuration, references: references, events: eventChannel, output: output)
+        scratch = .allocate(capacity: 1024)
+        scratch.initialize(repeating: 0)
+        referenceBytesScratch = .allocate(capacity: 1024)
+        referenceBytesScratch.initialize(repeating: 0)
+        micScratch = .allocate(capacity: micConverter.maximumFrames * micConverter.channelCount)
+        micScratch.initialize(repeating: 0)
+        referenceScratch = .allocate(capacity: referenceConverter.maximumOutput)
+        referenceScratch.initialize(repeating: 0)
+        drain = EventDrain(events: eventChannel)
+    }
+
+    deinit {
+        drain.stop()
+        scratch.deallocate()
+        referenceBytesScratch.deallocate()
+        micScratch.deallocate()
+        referenceScratch.deallocate()
+    }
+
+    /// Receives every event on the drain thread, in order. Set it before ``start()``; held weakly.
+    public var delegate: (any FrontEndDelegate)? {
+        get { drain.delegate }
+        set { drain.delegate = newValue }
+    }
+
+    /// Every event, in order, as an async sequence. Single consumer: each access returns the same sequence,
+    /// which ends after ``FrontEndEvent/finished(_:)`` or on ``cancel()``. Access it before ``start()`` to
+    /// receive everything; events are buffered until consumed.
+    public var events: FrontEndEvents { drain.sequence(owner: self) }
+
+    /// Starts accepting pushes and delivering events. Control thread.
+    /// - Throws: ``AudioFrontEndError/Code/invalidState`` when already started or ended.
+    public func start() throws {
+        guard lifecycle.compareExchange(expected: Lifecycle.created.rawValue, desired: Lifecycle.running.rawValue,
+                                        ordering: .acquiringAndReleasing).exchanged else {
+            throw AudioFrontEndError(.invalidState, "the front end was already started; create a new one for a new stream")
+        }
+        drain.start(owner: self)
+    }
+
+    /// Whether the front end accepts pushes now.
+    public var isRunning: Bool { lifecycle.load(ordering: .acquiring) == Lifecycle.running.rawValue }
+
+    /// Playback hints (NUI's `play_start` / `play_over`): while not playing there is no echo, so the canceller
+    /// pauses (after ``FrontEndConfiguration/echoTailAfterPlaybackMilliseconds`` for the room's tail) instead of
+    /// adapting to silence, and resumes where it left off. Any thread; real-time safe.
+    public func setPlaying(_ isPlaying: Bool) { playing.store(isPlaying, ordering: .releasing) }
+
+    /// The current delay estimate from reference to echo, ms; nil before the first confident estimate.
+    /// Read it from the mic thread or a delegate callback (telemetry carries it too).
+    public var delayEstimateMilliseconds: Double? { chain.delayMilliseconds }
+
+    /// The drop and underrun counts so far. Mic push thread or after the end.
+    var dropCounts: DropCounts {
+        var drops = DropCounts()
+        drops.micRefusedBytes = micRefusedBytes.load(ordering: .relaxed)
+        drops.referenceDroppedSamples = references.droppedCount
+        drops.referenceMissingSamples = references.missingCount
+        return drops
+    }
+}
+
+/// Receives a ``FrontEnd``'s events.
+///
+/// Called on the front end's drain thread, one event at a time, in order, never on a push thread and never
+/// while the front end holds a lock: a callback may call back into the front end.
+public protocol FrontEndDelegate: AnyObject, Sendable {
+    func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent)
+}

@@ -1,0 +1,127 @@
+/// Everything a ``FrontEnd`` needs to know before it starts. A value type: build it on any thread.
+///
+/// The defaults are the chain tuned for ASR while the device plays (barge-in): see ``EchoCancellation``.
+/// Stage configurations carry their own `sampleRate`; the front end overrides it with ``processingRate``.
+public struct FrontEndConfiguration: Sendable, Equatable {
+    /// How a microphone or reference stream arrives.
+    public struct InputFormat: Sendable, Equatable {
+        /// Hz. Mic: 16000...48000 (44100 included), or 8000 with echo cancellation and VAD off.
+        public var sampleRate: Int
+        /// Interleaved channels in each push.
+        public var channelCount: Int
+        /// Which channel is used when there are several.
+        public var channelSelection: ChannelSelection
+
+        public init(sampleRate: Int, channelCount: Int = 1, channelSelection: ChannelSelection = .downmix) {
+            self.sampleRate = sampleRate
+            self.channelCount = channelCount
+            self.channelSelection = channelSelection
+        }
+    }
+
+    /// How a multi-channel input becomes mono.
+    public enum ChannelSelection: Sendable, Equatable {
+        /// The mean of all channels.
+        case downmix
+        /// One channel, 0-based.
+        case channel(Int)
+    }
+
+    /// The echo canceller and its settings.
+    public enum EchoCancellation: Sendable, Equatable {
+        case off
+        /// WebRTC AEC2 (or AECM with `mode: .mobile`).
+        case webRTC(WebRTCEchoCanceller.Configuration)
+        /// Speex MDF, optionally with its residual-echo suppressor.
+        case speex(SpeexEchoCanceller.Configuration)
+        /// Speex MDF (linear, keeps the near-end talker), then WebRTC AEC2 on its output for the residual.
+        case speexThenWebRTC(SpeexEchoCanceller.Configuration, WebRTCEchoCanceller.Configuration)
+    }
+
+    /// Who knows the delay between the reference and its echo.
+    public enum Alignment: Sendable, Equatable {
+        /// The front end estimates it continuously (up to `maximumDelayMilliseconds`) and shifts the reference.
+        case automatic(maximumDelayMilliseconds: Int)
+        /// The app knows it: the reference is shifted by this many milliseconds.
+        case fixed(milliseconds: Int)
+    }
+
+    /// The noise suppressor.
+    public enum NoiseSuppression: Sendable, Equatable {
+        case off
+        case webRTC(WebRTCNoiseSuppressor.Configuration)
+        case speex(SpeexNoiseSuppressor.Configuration)
+    }
+
+    /// The voice activity detector's backend.
+    public enum VoiceDetector: Sendable, Equatable {
+        case webRTC(WebRTCVoiceActivityDetector.Configuration)
+        case energy(EnergyVoiceActivityDetector.Configuration)
+    }
+
+    /// Voice activity detection on the processed audio, and how frame decisions become speech segments.
+    public struct VoiceDetection: Sendable, Equatable {
+        public var detector: VoiceDetector
+        /// Onset, end silence (NUI's `max_sentence_silence`, 200...6000 ms) and maximum segment length.
+        public var segmenter: SpeechSegmenter.Configuration
+
+        public init(detector: VoiceDetector = .energy(EnergyVoiceActivityDetector.Configuration()),
+                    segmenter: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration()) {
+            self.detector = detector
+            self.segmenter = segmenter
+        }
+    }
+
+    /// Opus encoding of the processed audio (at the processing rate), optionally in an Ogg Opus stream.
+    public struct Encoding: Sendable, Equatable {
+        /// The encoder; its `sampleRate` is set to the processing rate. Packets of 10, 20, 40 or 60 ms.
+        public var opus: Opus.Encoder.Configuration
+        /// When set, the packets are also written as Ogg Opus pages (``FrontEndEvent/oggPage(_:)``).
+        public var ogg: OggOpusWriter.Configuration?
+
+        public init(opus: Opus.Encoder.Configuration = Opus.Encoder.Configuration(),
+                    ogg: OggOpusWriter.Configuration? = OggOpusWriter.Configuration()) {
+            self.opus = opus
+            self.ogg = ogg
+        }
+    }
+
+    /// The microphone stream. Default: 16 kHz mono.
+    public var mic = InputFormat(sampleRate: 16000)
+    /// The reference (what the device plays) stream; its own rate. Default: 16 kHz mono.
+    public var reference = InputFormat(sampleRate: 16000)
+    /// Rate the echo canceller, noise suppressor and VAD work at: 16000 (default) or 48000. 8000 is accepted
+    /// only with echo cancellation and VAD off.
+    public var processingRate = 16000
+    /// Rate of the processed audio delivered in ``FrontEndEvent/audio(_:)``; nil means ``processingRate``.
+    public var outputRate: Int?
+    /// The echo canceller. Default: ``defaultEchoCancellation``.
+    public var echoCancellation: EchoCancellation = FrontEndConfiguration.defaultEchoCancellation
+    /// Default: automatic up to 1000 ms.
+    public var alignment = Alignment.automatic(maximumDelayMilliseconds: 1000)
+    /// Default: off (ASR services train on unsuppressed speech; turn it on for noisy devices).
+    public var noiseSuppression = NoiseSuppression.off
+    /// Voice activity detection; nil turns it off. Default: the energy detector (best F1 on the noisy vectors) with the segmenter's defaults.
+    public var voiceDetection: VoiceDetection? = VoiceDetection()
+    /// Opus encoding; nil (the default) turns it off.
+    public var encoding: Encoding?
+    /// How much mic audio the front end holds when its event consumer falls behind, ms. Default 2000.
+    public var micBufferMilliseconds = 2000
+    /// How much reference history is kept for alignment and late reference, ms (at least 1000). Default 2000.
+    public var referenceWindowMilliseconds = 2000
+    /// How long the echo canceller keeps running after `playOver` for the room's tail, ms. Default 600.
+    public var echoTailAfterPlaybackMilliseconds = 600
+
+    public init() {}
+
+    /// The chain tuned for ASR under playback (barge-in), chosen by measurement on the double-talk vectors.
+    public static var defaultEchoCancellation: EchoCancellation {
+        var webRTC = WebRTCEchoCanceller.Configuration()
+        webRTC.suppressionLevel = .moderate
+        webRTC.extendedFilter = true
+        return .webRTC(webRTC)
+    }
+
+    /// The rate of the delivered audio.
+    public var effectiveOutputRate: Int { outputRate ?? processingRate }
+}

@@ -1,0 +1,168 @@
+/// What happens to each processed frame after the echo canceller and noise suppressor: voice activity and
+/// speech segments, conversion to the output rate, and Opus (and Ogg Opus) encoding.
+/// Created on the control thread (allocates, may throw); ``process(_:position:)`` and ``finish(totalOutput:)``
+/// run on the processing thread and are real-time safe.
+final class OutputStages {
+    let processingRate: Int
+    let outputRate: Int
+    private let events: EventChannel
+    private let detector: (any VoiceActivityDetector)?
+    private var segmenter: SpeechSegmenter?
+    private let resampler: SpeexResampler?
+    private let resampled: UnsafeMutableBufferPointer<Int16>
+    private let encoder: Opus.Encoder?
+    private let writer: OggOpusWriter?
+    private let packetSamples: UnsafeMutableBufferPointer<Int16>
+    private var packetFill = 0
+    private let packet: UnsafeMutableBufferPointer<UInt8>
+    private var packetCount = 0
+    private var encodedSamples = 0
+    /// Output samples delivered so far.
+    private(set) var outputCount = 0
+
+    init(configuration: FrontEndConfiguration, events: EventChannel) throws {
+        let rate = configuration.processingRate
+        processingRate = rate
+        outputRate = configuration.effectiveOutputRate
+        self.events = events
+        if let detection = configuration.voiceDetection {
+            switch detection.detector {
+            case .webRTC(var c):
+                c.sampleRate = rate
+                detector = try WebRTCVoiceActivityDetector(c)
+            case .energy(var c):
+                c.sampleRate = rate
+                detector = try EnergyVoiceActivityDetector(c)
+            }
+            var s = detection.segmenter
+            s.sampleRate = rate
+            segmenter = try SpeechSegmenter(s)
+        } else {
+            detector = nil
+            segmenter = nil
+        }
+        resampler = outputRate == rate ? nil : try SpeexResampler(inputRate: rate, outputRate: outputRate)
+        resampled = .allocate(capacity: Self.maximumOutputPerFrame(configuration) * 2)
+        resampled.initialize(repeating: 0)
+        if let encoding = configuration.encoding {
+            var opus = encoding.opus
+            opus.sampleRate = rate
+            let encoder = try Opus.Encoder(configuration: opus)
+            self.encoder = encoder
+            writer = try encoding.ogg.map { ogg in
+                try OggOpusWriter(encoder: encoder, configuration: ogg) { [events] page in
+                    events.emitBytes(.oggPage, page, position: 0)
+                }
+            }
+            packetSamples = .allocate(capacity: opus.frameLength)
+        } else {
+            encoder = nil
+            writer = nil
+            packetSamples = .allocate(capacity: 1)
+        }
+        packetSamples.initialize(repeating: 0)
+        packet = .allocate(capacity: Opus.maximumPacketBytes)
+        packet.initialize(repeating: 0)
+    }
+
+    deinit {
+        resampled.deallocate()
+        packetSamples.deallocate()
+        packet.deallocate()
+    }
+
+    /// The most output samples one processed frame can yield.
+    static func maximumOutputPerFrame(_ configuration: FrontEndConfiguration) -> Int {
+        configuration.effectiveOutputRate / 100 + 64
+    }
+
+    /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
+    func process(_ frame: UnsafeBufferPointer<Int16>, position: Int) {
+        if let detector, segmenter != nil {
+            let frameLength = detector.frameLength
+            if frame.count == frameLength, detector.process(frame).isOK {
+                handle(segmenter!.process(isSpeech: detector.isSpeech))
+            }
+        }
+        deliver(frame)
+        encode(frame)
+    }
+
+    /// Ends the stream: delivers exactly `totalOutput` samples in all, closes the speech segment and the
+    /// Opus stream.
+    func finish(totalOutput: Int) {
+        if segmenter != nil { handle(segmenter!.finish()) }
+        if let resampler {
+            let n = resampler.flush(into: resampled)
+            emit(UnsafeBufferPointer(rebasing: resampled[0..<min(n, max(0, totalOutput - outputCount))]))
+        }
+        // Pad with silence if the two-stage rounding left one sample short.
+        while outputCount < totalOutput {
+            let n = min(resampled.count, totalOutput - outputCount)
+            _ = UnsafeMutableBufferPointer(rebasing: resampled[0..<n]).update(repeating: 0)
+            emit(UnsafeBufferPointer(rebasing: resampled[0..<n]))
+        }
+        finishEncoding()
+    }
+
+    private func handle(_ event: SpeechSegmenter.Event?) {
+        switch event {
+        case .speechStart(let at, _): events.emitSpeech(started: true, milliseconds: at.milliseconds)
+        case .speechEnd(let at, _, _): events.emitSpeech(started: false, milliseconds: at.milliseconds)
+        case nil: break
+        }
+    }
+
+    private func deliver(_ frame: UnsafeBufferPointer<Int16>) {
+        guard let resampler else { return emit(frame) }
+        let produced = resampler.process(frame, into: resampled).produced
+        emit(UnsafeBufferPointer(rebasing: resampled[0..<produced]))
+    }
+
+    private func emit(_ samples: UnsafeBufferPointer<Int16>) {
+        guard !samples.isEmpty else { return }
+        events.emitAudio(samples, position: outputCount)
+        outputCount += samples.count
+    }
+
+    private func encode(_ frame: UnsafeBufferPointer<Int16>) {
+        guard encoder != nil else { return }
+        encodedSamples += frame.count
+        var offset = 0
+        while offset < frame.count {
+            let n = min(frame.count - offset, packetSamples.count - packetFill)
+            (packetSamples.baseAddress! + packetFill).update(from: frame.baseAddress! + offset, count: n)
+            packetFill += n
+            offset += n
+            if packetFill == packetSamples.count { encodePacket(last: false) }
+        }
+    }
+
+    private func encodePacket(last: Bool) {
+        guard let encoder else { return }
+        let bytes = encoder.encode(frame: UnsafeBufferPointer(packetSamples), into: packet)
+        packetFill = 0
+        guard bytes > 0 else { return }
+        let payload = UnsafeBufferPointer(rebasing: packet[0..<bytes])
+        events.emitBytes(.opusPacket, UnsafeRawBufferPointer(payload), position: packetCount,
+                         duration: encoder.configuration.frameDuration.rawValue)
+        packetCount += 1
+        if last {
+            writer?.finish(lastPacket: payload, inputSampleCount: encodedSamples)
+        } else {
+            writer?.write(packet: payload)
+        }
+    }
+
+    /// Encodes the encoder's lookahead of silence past the end so no input is lost, then ends the Ogg stream.
+    private func finishEncoding() {
+        guard let encoder else { return }
+        var owed = encoder.lookahead
+        repeat {
+            let padding = packetSamples.count - packetFill
+            (packetSamples.baseAddress! + packetFill).update(repeating: 0, count: padding)
+            owed -= padding
+            encodePacket(last: owed <= 0)
+        } while owed > 0
+    }
+}

@@ -1,0 +1,194 @@
+/// Turns per-frame speech decisions into speech start and end events, like NUI's VAD segmentation.
+///
+/// Driven only by the count of 10 ms frames fed to ``process(isSpeech:)`` (frame `n` covers samples
+/// `n × frameLength ..< (n + 1) × frameLength`), so its timing is exact and repeatable:
+/// - **Start**: after ``Configuration/onsetMilliseconds`` of consecutive speech frames. The event is emitted on
+///   the frame that completes the run and is back-dated to the run's first frame.
+/// - **End**: after ``Configuration/endSilenceMilliseconds`` (NUI's `max_sentence_silence`) without speech. The
+///   event is emitted on the frame that completes the silence and is back-dated to the end of the last speech
+///   frame. A shorter gap keeps the segment open.
+/// - **Blips**: a run of speech frames shorter than the onset neither starts a segment nor, inside one, counts as
+///   speech: it does not extend the segment or restart the silence (when a blip straddles the end of the silence,
+///   the end is emitted when the blip stops). Speech that continues without a gap always counts.
+/// - **Maximum length** (optional): a segment reaching ``Configuration/maximumSegmentMilliseconds`` ends on that
+///   frame; if speech goes on, the next speech frame starts a new segment at once (no onset needed).
+///
+/// Segments are half-open: `[start, end)`. A value type with no storage beyond its fields: every call is
+/// real-time safe (no allocation, locks or system calls). One thread at a time.
+public struct SpeechSegmenter: Sendable {
+    /// Settings of ``SpeechSegmenter``. Durations are in milliseconds and must be whole 10 ms frames.
+    public struct Configuration: Hashable, Sendable {
+        /// Sample rate in Hz of the stage the decisions come from (sets sample positions), 8000–48000 with whole
+        /// 10 ms frames. Default 16000.
+        public var sampleRate: Int = 16000
+        /// Consecutive speech needed to start a segment (and to count as speech after a gap), 10...500 ms.
+        /// Default 100 (shorter onsets let babble bursts from ``WebRTCVoiceActivityDetector`` start segments).
+        public var onsetMilliseconds: Int = 100
+        /// Silence that ends a segment (NUI's `max_sentence_silence`), 200...6000 ms. Default 1300 (NUI's default).
+        public var endSilenceMilliseconds: Int = 1300
+        /// Longest segment before it is split, nil for no limit, else 1000...3 600 000 ms. Default nil
+        /// (NUI's `multi_threshold_mode_enabled` off).
+        public var maximumSegmentMilliseconds: Int? = nil
+
+        /// The defaults, with any setting given.
+        public init(sampleRate: Int = 16000, onsetMilliseconds: Int = 100, endSilenceMilliseconds: Int = 1300,
+                    maximumSegmentMilliseconds: Int? = nil) {
+            self.sampleRate = sampleRate
+            self.onsetMilliseconds = onsetMilliseconds
+            self.endSilenceMilliseconds = endSilenceMilliseconds
+            self.maximumSegmentMilliseconds = maximumSegmentMilliseconds
+        }
+
+        /// Throws ``AudioFrontEndError`` naming the first setting out of range.
+        func validate() throws {
+            _ = try SampleRates.frameLength(sampleRate, for: "SpeechSegmenter")
+            try AudioFrontEndError.check(onsetMilliseconds, in: 10...500, "onsetMilliseconds")
+            try AudioFrontEndError.checkMultiple(onsetMilliseconds, of: 10, "onsetMilliseconds")
+            try AudioFrontEndError.check(endSilenceMilliseconds, in: 200...6000,
+                                         "endSilenceMilliseconds (max_sentence_silence)")
+            try AudioFrontEndError.checkMultiple(endSilenceMilliseconds, of: 10, "endSilenceMilliseconds")
+            if let maximum = maximumSegmentMilliseconds {
+                try AudioFrontEndError.check(maximum, in: 1000...3_600_000, "maximumSegmentMilliseconds")
+                try AudioFrontEndError.checkMultiple(maximum, of: 10, "maximumSegmentMilliseconds")
+            }
+        }
+    }
+
+    /// A point in the stream, at a 10 ms frame boundary.
+    public struct Position: Hashable, Sendable, CustomStringConvertible {
+        /// Index of the frame that begins here (frames counted from 0 since creation or ``reset()``).
+        public let frame: Int
+        /// The same point in samples at the configured rate.
+        public let sample: Int
+        /// The same point in milliseconds (`frame × 10`).
+        public var milliseconds: Int { frame * 10 }
+
+        public var description: String { "\(milliseconds) ms (sample \(sample))" }
+    }
+
+    /// Why a segment ended.
+    public enum EndReason: Hashable, Sendable {
+        /// ``Configuration/endSilenceMilliseconds`` of silence followed the speech.
+        case silence
+        /// The segment reached ``Configuration/maximumSegmentMilliseconds``.
+        case maximumLength
+        /// ``finish()`` was called with the segment open.
+        case endOfStream
+    }
+
+    /// A segment boundary. `at` is where speech began or ended (back-dated); `detectedAt` is the end of the frame
+    /// whose decision produced the event (the earliest moment it could be known).
+    public enum Event: Hashable, Sendable {
+        case speechStart(at: Position, detectedAt: Position)
+        case speechEnd(at: Position, detectedAt: Position, reason: EndReason)
+    }
+
+    private enum State: Hashable, Sendable {
+        case idle
+        case onset(firstFrame: Int)
+        /// `speechEnd`: end of the last speech counted; `run`: first frame of a speech run after a gap that is
+        /// still shorter than the onset.
+        case speech(start: Int, speechEnd: Int, run: Int?)
+        /// A segment was split at its maximum length while speech went on.
+        case split
+    }
+
+    public let configuration: Configuration
+    /// Samples in one 10 ms frame.
+    public let frameLength: Int
+    private let onsetFrames: Int
+    private let endSilenceFrames: Int
+    private let maximumFrames: Int
+    private var state = State.idle
+    private var nextFrame = 0
+
+    /// Creates a segmenter.
+    /// - Throws: ``AudioFrontEndError/Code/invalidConfiguration`` (end silence outside 200...6000 ms, a duration
+    ///   not in whole 10 ms frames, ...) or ``AudioFrontEndError/Code/unsupportedSampleRate``, naming the problem.
+    public init(_ configuration: Configuration = Configuration()) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        frameLength = configuration.sampleRate / 100
+        onsetFrames = configuration.onsetMilliseconds / 10
+        endSilenceFrames = configuration.endSilenceMilliseconds / 10
+        maximumFrames = (configuration.maximumSegmentMilliseconds ?? Int.max) / 10
+    }
+
+    /// Frames fed so far: the next frame's index.
+    public var framesProcessed: Int { nextFrame }
+    /// True while a segment is open (started and not yet ended).
+    public var isInSegment: Bool {
+        if case .speech = state { return true }
+        return false
+    }
+
+    /// Feeds the decision for the next 10 ms frame and returns the event it completes, if any.
+    /// At most one event per frame. Real-time safe. One thread at a time.
+    public mutating func process(isSpeech: Bool) -> Event? {
+        let n = nextFrame
+        nextFrame += 1
+        switch state {
+        case .idle:
+            guard isSpeech else { return nil }
+            state = .onset(firstFrame: n)
+            return startIfOnsetComplete(firstFrame: n, current: n)
+        case .onset(let first):
+            guard isSpeech else {
+                state = .idle
+                return nil
+            }
+            return startIfOnsetComplete(firstFrame: first, current: n)
+        case .split:
+            guard isSpeech else {
+                state = .idle
+                return nil
+            }
+            state = .speech(start: n, speechEnd: n + 1, run: nil)
+            return .speechStart(at: position(n), detectedAt: position(n + 1))
+        case .speech(let start, var speechEnd, var run):
+            if !isSpeech {
+                run = nil
+            } else if speechEnd == n {
+                speechEnd = n + 1 // speech goes on
+            } else {
+                let first = run ?? n // speech after a gap counts once it lasts the onset
+                run = n + 1 - first >= onsetFrames ? nil : first
+                if run == nil { speechEnd = n + 1 }
+            }
+            if n + 1 - start >= maximumFrames {
+                state = speechEnd == n + 1 ? .split : run.map { .onset(firstFrame: $0) } ?? .idle
+                return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .maximumLength)
+            }
+            // Silence lasts until a speech run starts (so a pending run never ends the segment); a run that stays
+            // shorter than the onset is counted as silence once it stops, so the end may then be found late.
+            if (run ?? n + 1) - speechEnd >= endSilenceFrames {
+                state = .idle
+                return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .silence)
+            }
+            state = .speech(start: start, speechEnd: speechEnd, run: run)
+            return nil
+        }
+    }
+
+    /// Ends the stream: closes an open segment at the end of its last speech frame. Real-time safe.
+    /// The frame count continues; call ``reset()`` to count from 0 again.
+    public mutating func finish() -> Event? {
+        defer { state = .idle }
+        guard case .speech(_, let speechEnd, _) = state else { return nil }
+        return .speechEnd(at: position(speechEnd), detectedAt: position(nextFrame), reason: .endOfStream)
+    }
+
+    /// Forgets any open segment and counts frames from 0 again. Real-time safe.
+    public mutating func reset() {
+        state = .idle
+        nextFrame = 0
+    }
+
+    private mutating func startIfOnsetComplete(firstFrame: Int, current: Int) -> Event? {
+        guard current + 1 - firstFrame >= onsetFrames else { return nil }
+        state = .speech(start: firstFrame, speechEnd: current + 1, run: nil)
+        return .speechStart(at: position(firstFrame), detectedAt: position(current + 1))
+    }
+
+    private func position(_ frame: Int) -> Position { Position(frame: frame, sample: frame * frameLength) }
+}

@@ -1,0 +1,308 @@
+import Synchronization
+
+/// The network-thread half of a session: carries out the ``SessionMachine``'s actions over a
+/// ``WebSocketTransport``, moves audio from the ring to the socket, and turns server messages into events.
+///
+/// Threads: ``enqueue(_:)`` runs on the caller's audio thread (real-time safe); ``post(_:)`` on any thread;
+/// everything else on the transport's service thread. Invariant behind `@unchecked Sendable`: the
+/// non-atomic state below is touched only on the service thread.
+final class SessionEngine: @unchecked Sendable {
+    enum Command {
+        case start(epoch: UInt32)
+        case stop
+        case cancel
+        case updateContext([ContextMessage])
+    }
+
+    let wire: any WireProtocol
+    let options: ConnectionOptions
+    let transport: WebSocketTransport
+    let ring: AudioRing
+    let counters = StatisticsCounters()
+    let control: SessionControl
+    let delivery: EventDelivery
+    private let wakePending = Atomic<Bool>(false)
+    private let wakeThreshold: Int
+    private let commands = Mutex<[Command]>([])
+
+    // Service thread only.
+    var machine: SessionMachine
+    private let clockOrigin = ContinuousClock.now
+    private var inputs: [SessionMachine.Input] = []
+    private var processing = false
+    var taskId = ""
+    var taskEpoch: UInt32 = 0
+    private var assembler: FrameAssembler
+    var replay: ReplayBuffer
+    private var replayQueue: [[UInt8]] = []
+    private var texts: [String] = []
+    private var pingPending = false
+    private let frameBytes: Int
+    private let frameMilliseconds: Int
+    private let scratch: UnsafeMutableRawPointer
+    /// The server message being handled, for the events it causes.
+    var currentRaw: String?
+    var startedSessionId: String?
+    var sentences = SentenceTracker()
+
+    init(wire: any WireProtocol, options: ConnectionOptions, control: SessionControl, delivery: EventDelivery) throws {
+        self.wire = wire
+        self.options = options
+        self.control = control
+        self.delivery = delivery
+        ring = AudioRing(minimumCapacity: options.audioQueueCapacityBytes)
+        scratch = .allocate(byteCount: ring.capacity, alignment: 16)
+        let milliseconds = Int(options.frameDuration.components.seconds * 1000
+                               + options.frameDuration.components.attoseconds / 1_000_000_000_000_000)
+        frameMilliseconds = milliseconds
+        frameBytes = max(2, wire.sampleRate * milliseconds / 1000 * 2)
+        switch wire.format {
+        case .pcm:
+            assembler = FrameAssembler(framing: .pcm(frameBytes: frameBytes))
+            wakeThreshold = frameBytes + AudioRing.headerBytes
+        case .opus:
+            assembler = FrameAssembler(framing: .ogg(frameMilliseconds: milliseconds, maxBytes: 16 * 1024))
+            wakeThreshold = 1
+        }
+        replay = ReplayBuffer(format: wire.format, sampleRate: wire.sampleRate,
+                              capacityBytes: options.reconnection.replayCapacityBytes)
+        machine = SessionMachine(timing: SessionMachine.Timing(options), reconnection: options.reconnection,
+                                 reusesConnection: wire.reusesConnection)
+        transport = try WebSocketTransport(caFilePath: options.caFilePath, connectTimeout: options.connectTimeout,
+                                           maxMessageBytes: options.maxMessageBytes)
+        transport.delegate = self
+        transport.startServiceThread()
+    }
+
+    deinit {
+        transport.shutdown()
+        scratch.deallocate()
+    }
+
+    // MARK: Any thread
+
+    /// Queues audio for the running task and wakes the network thread when a frame's worth is waiting.
+    ///
+    /// Caller's audio thread. Real-time safe: no allocation, no lock; at most one non-blocking eventfd
+    /// write per network-thread wake-up.
+    func enqueue(_ audio: UnsafeRawBufferPointer) -> AudioSendResult {
+        let epoch = control.audioEpoch.load(ordering: .acquiring)
+        guard epoch & 1 == 1 else { return .inactive }
+        guard !audio.isEmpty else { return .accepted }
+        guard ring.write(audio, epoch: epoch) else { return .queueFull }
+        if ring.queuedBytes >= wakeThreshold, !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
+            transport.wake()
+        }
+        return .accepted
+    }
+
+    /// Hands a command to the network thread. Any thread; not real-time safe (takes a lock, allocates).
+    func post(_ command: Command) {
+        commands.withLock { $0.append(command) }
+        transport.wake()
+    }
+
+    func shutdown() { transport.shutdown() }
+
+    var statistics: SessionStatistics { counters.snapshot(overruns: ring.overruns.load(ordering: .relaxed)) }
+
+    // MARK: State machine
+
+    var now: Duration { clockOrigin.duration(to: .now) }
+
+    /// Feeds the machine and carries out its actions; inputs arriving meanwhile are queued, so actions
+    /// always run in order.
+    func feed(_ input: SessionMachine.Input) {
+        inputs.append(input)
+        guard !processing else { return }
+        processing = true
+        while !inputs.isEmpty {
+            let next = inputs.removeFirst()
+            for action in machine.handle(next, at: now) { perform(action) }
+        }
+        processing = false
+        let time = now
+        transport.scheduleTimer(after: machine.nextDeadline.map { max($0 - time, .milliseconds(1)) })
+    }
+
+    private func perform(_ action: SessionMachine.Action) {
+        switch action {
+        case .connect:
+            transport.connect(to: wire.endpoint, headers: wire.handshakeHeaders)
+        case .abortConnection:
+            transport.abort()
+        case .closeConnection:
+            transport.close()
+        case .sendStart:
+            taskId = TaskIdentifier.make()
+            send(wire.startMessage(taskId: taskId))
+        case .sendFinish:
+            send(wire.finishMessage(taskId: taskId))
+        case .sendPing:
+            pingPending = true
+            transport.requestWrite()
+        case .beginAudio(let isReplay):
+            if isReplay {
+                replayQueue = replay.replayFrames(frameBytes: frameBytes, frameMilliseconds: frameMilliseconds)
+                sentences.resume(atMilliseconds: replay.startMilliseconds)
+            }
+            transport.requestWrite()
+        case .endTask:
+            endTask()
+        case .report(let report):
+            deliver(report)
+        }
+    }
+
+    private func send(_ text: String) {
+        texts.append(text)
+        transport.requestWrite()
+    }
+
+    private func endTask() {
+        control.endTask(epoch: taskEpoch)
+        taskEpoch = 0
+        dropStaleAudio()
+        assembler.reset()
+        replay.reset()
+        replayQueue = []
+        texts = []
+        pingPending = false
+    }
+
+    private func deliver(_ report: SessionMachine.Report) {
+        let raw = currentRaw ?? ""
+        switch report {
+        case .started:
+            delivery.deliver(.started(TaskStarted(taskId: taskId, sessionId: startedSessionId, rawJSON: raw)))
+        case .completed:
+            delivery.deliver(.completed(TaskCompleted(taskId: taskId, rawJSON: raw)))
+        case .failed(let error):
+            delivery.deliver(.error(error.redacting(wire.secrets)))
+        case .reconnecting(var reconnection):
+            counters.reconnectionAttempts.wrappingAdd(1, ordering: .relaxed)
+            reconnection.cause = reconnection.cause.redacting(wire.secrets)
+            delivery.deliver(.reconnecting(reconnection))
+        }
+    }
+
+    // MARK: Commands
+
+    private func runCommands() {
+        let pending = commands.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        for command in pending {
+            switch command {
+            case .start(let epoch):
+                taskEpoch = epoch
+                assembler.reset()
+                replay.reset()
+                replayQueue = []
+                sentences.reset()
+                feed(.start)
+            case .stop:
+                feed(.stop)
+                transport.requestWrite()
+            case .cancel:
+                feed(.cancel)
+            case .updateContext(let context):
+                if machine.audioMayFlow || machine.phase != .idle,
+                   let message = wire.contextMessage(taskId: taskId, context: context) {
+                    send(message)
+                }
+            }
+        }
+    }
+
+    // MARK: Audio
+
+    /// Moves the running task's audio from the ring to the assembler; skips audio of ended tasks.
+    private func pullAudio() {
+        let producerEpoch = control.audioEpoch.load(ordering: .acquiring)
+        while let record = ring.peek() {
+            if record.epoch == taskEpoch && taskEpoch != 0 {
+                ring.read(length: record.length, into: scratch)
+                assembler.append(UnsafeRawBufferPointer(start: scratch, count: record.length))
+            } else if record.epoch != producerEpoch {
+                ring.skip(length: record.length)
+            } else {
+                break // a newer task's audio, queued before its start command arrived
+            }
+        }
+    }
+
+    private func dropStaleAudio() {
+        let producerEpoch = control.audioEpoch.load(ordering: .acquiring)
+        while let record = ring.peek(), record.epoch != taskEpoch || taskEpoch == 0, record.epoch != producerEpoch {
+            ring.skip(length: record.length)
+        }
+    }
+
+    /// The next frame for the socket: control messages first, then a ping, then replayed and live audio.
+    fileprivate func nextOutgoing() -> OutgoingFrame? {
+        if !texts.isEmpty {
+            counters.textMessagesSent.wrappingAdd(1, ordering: .relaxed)
+            return .text(texts.removeFirst())
+        }
+        if pingPending {
+            pingPending = false
+            return .ping
+        }
+        guard machine.audioMayFlow else { return nil }
+        if !replayQueue.isEmpty {
+            let bytes = replayQueue.removeFirst()
+            counters.replayedBytes.wrappingAdd(bytes.count, ordering: .relaxed)
+            return binary(bytes)
+        }
+        pullAudio()
+        if let frame = assembler.nextFrame(draining: machine.isDraining) {
+            if options.reconnection.isEnabled { replay.append(frame) }
+            return binary(frame.bytes)
+        }
+        if machine.isDraining {
+            feed(.audioDrained)
+            if !texts.isEmpty { return nextOutgoing() }
+        }
+        return nil
+    }
+
+    private func binary(_ bytes: [UInt8]) -> OutgoingFrame {
+        counters.audioFramesSent.wrappingAdd(1, ordering: .relaxed)
+        counters.audioBytesSent.wrappingAdd(bytes.count, ordering: .relaxed)
+        return .binary(bytes)
+    }
+}
+
+extension SessionEngine: WebSocketTransportDelegate {
+    func transportWoke() {
+        wakePending.store(false, ordering: .sequentiallyConsistent)
+        runCommands()
+        if machine.audioMayFlow { transport.requestWrite() } else { dropStaleAudio() }
+    }
+
+    func transportTimerFired() { feed(.tick) }
+
+    func transportDidOpen() { feed(.connected) }
+
+    func transportDidFail(reason: String, httpStatus: Int) {
+        feed(.connectFailed(ConnectionFailure.error(reason: reason, httpStatus: httpStatus, endpoint: wire.endpoint)))
+    }
+
+    func transportDidReceiveFrame() { feed(.received) }
+
+    func transportDidReceiveOversizedMessage(bytes: Int) {
+        feed(.failure(SpeechStreamingError(.oversizedMessage, "the server sent a message of \(bytes) bytes, "
+                                           + "more than the limit of \(options.maxMessageBytes)")))
+    }
+
+    func transportDidClose(code: Int?, reason: String) {
+        let detail = code.map { " (close code \($0)\(reason.isEmpty ? "" : ": \(reason)"))" } ?? ""
+        feed(.connectionLost(SpeechStreamingError(.connectionClosed, "the connection closed\(detail)")))
+    }
+
+    func transportDidReceiveText(_ text: String) { handleServerMessage(text) }
+
+    func transportNextOutgoing() -> OutgoingFrame? { nextOutgoing() }
+}

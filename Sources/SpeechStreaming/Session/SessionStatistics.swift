@@ -1,0 +1,35 @@
+import Synchronization
+
+/// Counters of one session, readable from any thread.
+public struct SessionStatistics: Sendable, Equatable {
+    /// Binary audio frames written to the socket (replayed frames included).
+    public var audioFramesSent: Int
+    /// Audio bytes written (replayed bytes included).
+    public var audioBytesSent: Int
+    /// Text (JSON) messages written.
+    public var textMessagesSent: Int
+    /// `send(audio:)` calls refused because the audio queue was full.
+    public var overruns: Int
+    /// Reconnection attempts made.
+    public var reconnectionAttempts: Int
+    /// Audio bytes re-sent after reconnections.
+    public var replayedBytes: Int
+}
+
+/// The atomics behind ``SessionStatistics``; written on the network thread.
+final class StatisticsCounters: Sendable {
+    let audioFramesSent = Atomic<Int>(0)
+    let audioBytesSent = Atomic<Int>(0)
+    let textMessagesSent = Atomic<Int>(0)
+    let reconnectionAttempts = Atomic<Int>(0)
+    let replayedBytes = Atomic<Int>(0)
+
+    func snapshot(overruns: Int) -> SessionStatistics {
+        SessionStatistics(audioFramesSent: audioFramesSent.load(ordering: .relaxed),
+                          audioBytesSent: audioBytesSent.load(ordering: .relaxed),
+                          textMessagesSent: textMessagesSent.load(ordering: .relaxed),
+                          overruns: overruns,
+                          reconnectionAttempts: reconnectionAttempts.load(ordering: .relaxed),
+                          replayedBytes: replayedBytes.load(ordering: .relaxed))
+    }
+}

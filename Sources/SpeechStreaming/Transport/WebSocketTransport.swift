@@ -1,0 +1,362 @@
+import CWebSockets
+import Foundation
+import Synchronization
+
+/// What the transport reports, always on its service thread.
+protocol WebSocketTransportDelegate: AnyObject {
+    /// ``WebSocketTransport/wake()`` was called (audio or commands are waiting).
+    func transportWoke()
+    func transportTimerFired()
+    func transportDidOpen()
+    /// The connection failed before it opened: lws's reason and the HTTP status of the upgrade, if any.
+    func transportDidFail(reason: String, httpStatus: Int)
+    /// A frame arrived (text, binary or pong): the server is alive.
+    func transportDidReceiveFrame()
+    /// A whole text message arrived, or (`oversized`) one longer than the limit was dropped.
+    func transportDidReceiveText(_ text: String)
+    func transportDidReceiveOversizedMessage(bytes: Int)
+    /// An open connection closed; `code` is the peer's close code when it sent one.
+    func transportDidClose(code: Int?, reason: String)
+    /// The socket can take a frame: the next one to send, or nil.
+    func transportNextOutgoing() -> OutgoingFrame?
+}
+
+enum OutgoingFrame {
+    case text(String)
+    case binary([UInt8])
+    case ping
+}
+
+/// One WebSocket client connection at a time over libwebsockets, on a private service thread.
+///
+/// Owns the lws context (one per session), the service thread that runs `lws_service`, a timer on the
+/// service loop, and the current connection. Every lws callback, and so every delegate call, runs on the
+/// service thread. Other threads may only call ``wake()`` (real-time safe), ``shutdown()`` and deinit.
+///
+/// Invariant behind `@unchecked Sendable`: all mutable state except the atomics is touched only on the
+/// service thread, or before it starts / after it has been joined.
+final class WebSocketTransport: @unchecked Sendable {
+    weak var delegate: (any WebSocketTransportDelegate)?
+    let maxMessageBytes: Int
+
+    private let context: OpaquePointer
+    private let box: CallbackBox
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let protocolName: UnsafeMutablePointer<CChar>
+    private let timer: UnsafeMutablePointer<afe_ws_timer>
+    private let running = Atomic<Bool>(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    /// The connection in use; callbacks from any other wsi (closing ones) are not reported.
+    private var connection: OpaquePointer?
+    private var connectionOpen = false
+    private var closing: Set<OpaquePointer> = []
+    private var headers: [(name: String, value: String)] = []
+    private var connectStrings: [UnsafeMutablePointer<CChar>] = []
+    private var receiveBuffer: [UInt8] = []
+    private var receiveOverflowBytes = 0
+    private var peerClose: (code: Int, reason: String)?
+    private var sendBuffer: UnsafeMutableRawPointer
+    private var sendCapacity = 0
+    private let pre = afe_ws_pre()
+
+    /// Creates the lws context.
+    ///
+    /// - Parameter caFilePath: extra trusted CA certificates (PEM); the system store is always loaded.
+    /// - Throws: ``SpeechStreamingError/Code/connectionFailed`` when lws cannot create its context.
+    /// The corresponding C function is `lws_create_context`.
+    init(caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
+        self.maxMessageBytes = maxMessageBytes
+        lws_set_log_level(0, nil)
+        box = CallbackBox()
+        protocolName = strdup("afe-speech-streaming")
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(protocolName)
+        protocols[0].callback = webSocketCallback
+        protocols[0].rx_buffer_size = 0
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: afe_ws_timer())
+        sendCapacity = 64 * 1024
+        sendBuffer = .allocate(byteCount: pre + sendCapacity, alignment: 16)
+
+        var info = lws_context_creation_info()
+        info.port = afe_ws_port_no_listen()
+        info.protocols = UnsafePointer(protocols)
+        info.options = afe_ws_option_ssl_global_init()
+        info.gid = -1
+        info.uid = -1
+        info.connect_timeout_secs = UInt32(max(1, connectTimeout.components.seconds + 1))
+        info.user = Unmanaged.passUnretained(box).toOpaque()
+        let caCopy = caFilePath.map { strdup($0)! }
+        defer { free(caCopy) }
+        info.client_ssl_ca_filepath = UnsafePointer(caCopy)
+        guard let context = lws_create_context(&info) else {
+            free(protocolName)
+            protocols.deallocate()
+            timer.deallocate()
+            sendBuffer.deallocate()
+            throw SpeechStreamingError(.connectionFailed, "libwebsockets could not create its context")
+        }
+        self.context = context
+        box.transport = self
+        timer.pointee.user = Unmanaged.passUnretained(box).toOpaque()
+        timer.pointee.fire = { user in
+            guard let user else { return }
+            Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().transport?.delegate?.transportTimerFired()
+        }
+    }
+
+    deinit {
+        shutdown()
+        box.transport = nil
+        lws_context_destroy(context)
+        free(protocolName)
+        protocols.deallocate()
+        timer.deallocate()
+        sendBuffer.deallocate()
+        connectStrings.forEach { free($0) }
+    }
+
+    // MARK: Service thread
+
+    /// Starts the service thread. Call once.
+    func startServiceThread() {
+        running.store(true, ordering: .sequentiallyConsistent)
+        let thread = Thread { [self] in
+            while running.load(ordering: .sequentiallyConsistent) {
+                lws_service(context, 0)
+            }
+            stopped.signal()
+        }
+        thread.name = "SpeechStreaming.network"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops the service thread and waits for it. Any thread but the service thread; idempotent.
+    func shutdown() {
+        guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        lws_cancel_service(context)
+        stopped.wait()
+        thread = nil
+    }
+
+    /// Wakes the service loop, which then calls ``WebSocketTransportDelegate/transportWoke()``.
+    ///
+    /// Any thread. Real-time safe: one non-blocking eventfd write, no allocation, no lock.
+    /// The corresponding C function is `lws_cancel_service`.
+    func wake() { lws_cancel_service(context) }
+
+    /// Fires the delegate's timer callback after `delay` (replacing any earlier schedule), or never (nil).
+    /// Service thread. The corresponding C functions are `lws_sul_schedule` and `lws_sul_cancel`.
+    func scheduleTimer(after delay: Duration?) {
+        guard let delay else { afe_ws_timer_cancel(timer); return }
+        let (seconds, attoseconds) = delay.components
+        let microseconds = max(1, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        afe_ws_timer_schedule(context, timer, microseconds)
+    }
+
+    // MARK: Connection (service thread)
+
+    /// Opens a connection, dropping any current one.
+    ///
+    /// Failure is reported through ``WebSocketTransportDelegate/transportDidFail(reason:httpStatus:)``,
+    /// possibly before this returns. The corresponding C function is `lws_client_connect_via_info`.
+    func connect(to endpoint: Endpoint, headers: [(name: String, value: String)]) {
+        abort()
+        self.headers = headers
+        connectStrings.forEach { free($0) }
+        let host = strdup(endpoint.host)!, path = strdup(endpoint.pathAndQuery)!, alpn = strdup("http/1.1")!
+        let hostHeader = strdup(endpoint.port == (endpoint.usesTLS ? 443 : 80) ? endpoint.host
+                                : "\(endpoint.host):\(endpoint.port)")!
+        connectStrings = [host, path, alpn, hostHeader]
+        var info = lws_client_connect_info()
+        info.context = context
+        info.address = UnsafePointer(host)
+        info.port = Int32(endpoint.port)
+        info.ssl_connection = endpoint.usesTLS ? Int32(LCCSCF_USE_SSL.rawValue) : 0
+        info.path = UnsafePointer(path)
+        info.host = UnsafePointer(hostHeader)
+        info.origin = UnsafePointer(hostHeader)
+        info.alpn = UnsafePointer(alpn)
+        info.local_protocol_name = UnsafePointer(protocolName)
+        info.ietf_version_or_minus_one = -1
+        connectionOpen = false
+        receiveBuffer.removeAll(keepingCapacity: true)
+        peerClose = nil
+        var created: OpaquePointer?
+        withUnsafeMutablePointer(to: &created) { slot in
+            info.pwsi = slot
+            connection = nil
+            _ = lws_client_connect_via_info(&info)
+        }
+        // lws stores the wsi through pwsi before any callback can run; on an immediate failure it reports
+        // the error and clears pwsi.
+        if connection == nil && created == nil && !failureReportedDuringConnect {
+            delegate?.transportDidFail(reason: "lws refused the connection request", httpStatus: 0)
+        }
+        failureReportedDuringConnect = false
+    }
+
+    private var failureReportedDuringConnect = false
+
+    /// Asks for a write callback on the current connection.
+    /// The corresponding C function is `lws_callback_on_writable`.
+    func requestWrite() {
+        if let connection, connectionOpen { lws_callback_on_writable(connection) }
+    }
+
+    /// Closes the current connection with a normal close frame; nothing more is reported for it.
+    func close() {
+        guard let wsi = connection else { return }
+        connection = nil
+        if connectionOpen {
+            closing.insert(wsi)
+            lws_callback_on_writable(wsi)
+        } else {
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        }
+        connectionOpen = false
+    }
+
+    /// Drops the current connection at once, without a close handshake; nothing more is reported for it.
+    /// The corresponding C function is `lws_set_timeout` with `LWS_TO_KILL_ASYNC`.
+    func abort() {
+        guard let wsi = connection else { return }
+        connection = nil
+        connectionOpen = false
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
+    // MARK: Callback dispatch
+
+    fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?,
+                            _ length: Int) -> Int32 {
+        switch reason {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            delegate?.transportWoke()
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            closing.remove(wsi)
+            if wsi == connection { connection = nil; connectionOpen = false }
+            return 0
+        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+            guard wsi == connection, let input else { return 0 }
+            for header in headers where afe_ws_append_header(wsi, input, length, header.name + ":", header.value) != 0 {
+                return -1
+            }
+            return 0
+        default:
+            break
+        }
+        if closing.contains(wsi) {
+            if reason == LWS_CALLBACK_CLIENT_WRITEABLE {
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
+                return -1
+            }
+            return 0
+        }
+        guard wsi == connection else { return 0 }
+        switch reason {
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            let text = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
+            let status = Int(lws_http_client_http_response(wsi))
+            connection = nil
+            failureReportedDuringConnect = true
+            delegate?.transportDidFail(reason: text, httpStatus: status)
+        case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            connectionOpen = true
+            delegate?.transportDidOpen()
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+            receive(wsi, input, length)
+        case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
+            delegate?.transportDidReceiveFrame()
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let input, length >= 2 {
+                let bytes = input.assumingMemoryBound(to: UInt8.self)
+                let code = Int(bytes[0]) << 8 | Int(bytes[1])
+                let reason = String(decoding: UnsafeBufferPointer(start: bytes + 2, count: length - 2), as: UTF8.self)
+                peerClose = (code, reason)
+            }
+        case LWS_CALLBACK_CLIENT_CLOSED:
+            connection = nil
+            connectionOpen = false
+            delegate?.transportDidClose(code: peerClose?.code, reason: peerClose?.reason ?? "")
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+            return write(wsi)
+        default:
+            break
+        }
+        return 0
+    }
+
+    private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) {
+        delegate?.transportDidReceiveFrame()
+        if lws_is_first_fragment(wsi) != 0 {
+            receiveBuffer.removeAll(keepingCapacity: true)
+            receiveOverflowBytes = 0
+        }
+        if lws_frame_is_binary(wsi) != 0 { return } // ASR servers send no binary frames; ignored.
+        if receiveOverflowBytes > 0 || receiveBuffer.count + length > maxMessageBytes {
+            receiveOverflowBytes = max(receiveOverflowBytes, receiveBuffer.count) + length
+            receiveBuffer.removeAll(keepingCapacity: false)
+        } else if let input, length > 0 {
+            receiveBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return }
+        if receiveOverflowBytes > 0 {
+            let bytes = receiveOverflowBytes
+            receiveOverflowBytes = 0
+            delegate?.transportDidReceiveOversizedMessage(bytes: bytes)
+        } else {
+            let text = String(decoding: receiveBuffer, as: UTF8.self)
+            receiveBuffer.removeAll(keepingCapacity: true)
+            delegate?.transportDidReceiveText(text)
+        }
+    }
+
+    /// Writes one frame; asks for another callback when one was written. The corresponding C function is
+    /// `lws_write`.
+    private func write(_ wsi: OpaquePointer) -> Int32 {
+        guard let frame = delegate?.transportNextOutgoing() else { return 0 }
+        let written: Int32
+        switch frame {
+        case .text(let text):
+            written = send(Array(text.utf8), LWS_WRITE_TEXT, wsi)
+        case .binary(let bytes):
+            written = send(bytes, LWS_WRITE_BINARY, wsi)
+        case .ping:
+            written = send([], LWS_WRITE_PING, wsi)
+        }
+        if written < 0 { return -1 }
+        if wsi == connection { lws_callback_on_writable(wsi) }
+        return 0
+    }
+
+    private func send(_ bytes: [UInt8], _ kind: lws_write_protocol, _ wsi: OpaquePointer) -> Int32 {
+        if bytes.count > sendCapacity {
+            sendBuffer.deallocate()
+            sendCapacity = bytes.count
+            sendBuffer = .allocate(byteCount: pre + sendCapacity, alignment: 16)
+        }
+        let payload = sendBuffer + pre
+        bytes.withUnsafeBytes { if let base = $0.baseAddress { payload.copyMemory(from: base, byteCount: $0.count) } }
+        return lws_write(wsi, payload.assumingMemoryBound(to: UInt8.self), bytes.count, kind)
+    }
+}
+
+/// The context's user pointer. lws may call back while the context is destroyed in the transport's deinit;
+/// the weak reference is nil by then, so those callbacks do nothing.
+private final class CallbackBox: @unchecked Sendable { // service thread only, or before/after it runs
+    weak var transport: WebSocketTransport?
+}
+
+/// The protocol callback of every connection: finds the transport through the context's user pointer.
+private func webSocketCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                               _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let user = lws_context_user(context) else { return 0 }
+    guard let transport = Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().transport else { return 0 }
+    return transport.handle(wsi, reason, input, length)
+}

@@ -1,0 +1,30 @@
+import AudioFrontEnd
+import Foundation
+
+// afe: the AudioFrontEnd command line. Every failure prints one line naming the problem and exits non-zero.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let topUsage = """
+usage: afe <command> [options]
+commands:
+  process   run the front end over files (afe process --help)
+"""
+do {
+    switch arguments.first {
+    case "process":
+        try ProcessCommand.run(try ProcessOptions(Array(arguments.dropFirst())))
+    case "--help", "-h", nil:
+        print(topUsage)
+    case let other?:
+        throw ProcessOptions.Failure(message: "unknown command '\(other)'\n\(topUsage)")
+    }
+} catch let failure as ProcessOptions.Failure {
+    let isHelp = failure.message.hasPrefix("usage:")
+    FileHandle.standardError.write(((isHelp ? "" : "afe: ") + failure.message + "\n").data(using: .utf8)!)
+    exit(isHelp ? 0 : 2)
+} catch let error as AudioFrontEndError {
+    FileHandle.standardError.write("afe: \(error.message)\n".data(using: .utf8)!)
+    exit(1)
+} catch {
+    FileHandle.standardError.write("afe: \(error)\n".data(using: .utf8)!)
+    exit(1)
+}
