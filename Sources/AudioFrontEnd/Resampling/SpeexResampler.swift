@@ -74,8 +74,9 @@ public final class SpeexResampler: Resampler, @unchecked Sendable {
             return
         }
         var error: Int32 = 0
-        guard let created = speex_resampler_init(1, UInt32(inputRate), UInt32(outputRate),
-                                                 Int32(configuration.quality), &error), error == 0 else {
+        let created = speex_resampler_init(1, UInt32(inputRate), UInt32(outputRate), Int32(configuration.quality), &error)
+        guard let created, error == 0 else {
+            if let created { speex_resampler_destroy(created) }
             throw AudioFrontEndError(.libraryFailure,
                                      "speex_resampler_init(\(inputRate) → \(outputRate) Hz, quality \(configuration.quality)) failed: "
                                          + String(cString: speex_resampler_strerror(error)),
@@ -109,6 +110,8 @@ public final class SpeexResampler: Resampler, @unchecked Sendable {
         drain(into: output) { speex_resampler_process_float($0, 0, $1, &$2, $3, &$4) }
     }
 
+    /// The most samples one ``process(_:into:)`` call produces for `inputCount` samples:
+    /// `floor(inputCount × outputRate / inputRate) + 2` (`inputCount` when copying). Real-time safe.
     public func maximumOutputCount(forInputCount inputCount: Int) -> Int {
         stream.maximumOutput(forInput: inputCount)
     }
