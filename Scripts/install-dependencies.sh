@@ -5,7 +5,7 @@ packages=(
   pkg-config
   libspeexdsp-dev libwebrtc-audio-processing-dev libsamplerate0-dev libopus-dev libogg-dev libsndfile1-dev
   libwebsockets-dev
-  opus-tools sox
+  opus-tools sox flite openssl libopus0
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -65,6 +65,14 @@ final class EchoCancellerContractTests: XCTestCase {
         }
     }
 
+    func testStreamDelayIsClampedWhenSet() throws {
+        let aec = try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: 16000))
+        for (value, expected) in [(900, 500), (-5, 0), (120, 120)] {
+            aec.streamDelayMilliseconds = value
+            XCTAssertEqual(aec.streamDelayMilliseconds, expected, "AEC2 stream delay set to \(value) ms")
+        }
+    }
+
     /// Every rate each backend documents runs and reduces a synthetic echo (8 and 32 kHz have no test vectors).
     /// AECM (16 kHz is covered by the vectors) is checked at 8 kHz over 12 s: it converges slowly on this signal
     /// (measured 4 dB over 3-6 s, 38 dB over 9-12 s).

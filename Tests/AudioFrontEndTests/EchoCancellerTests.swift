@@ -37,34 +37,49 @@ final class EchoCancellerTests: XCTestCase {
 
     // MARK: - Far-end-only echo
 
+    /// Runs the canceller `make` builds (with a description of its settings) over `file`, the reference shifted by
+    /// the bulk delay when `aligned`; prints the ERLE 2 s after the echo starts and checks it against `minimum`
+    /// (at least) or `maximum` (below, for controls).
+    private func checkERLE(_ file: String, aligned: Bool = false, minimum: Double? = nil, maximum: Double? = nil,
+                           _ make: (EchoScenario) throws -> (EchoCanceller, String)) throws {
+        let s = try EchoScenario(file)
+        let (canceller, settings) = try make(s)
+        let out = StageRunner.run(canceller, mic: s.mic, reference: aligned ? s.alignedReference : s.reference)
+        let erle = s.erle(out)
+        let what = "\(settings), \(s.sampleRate) Hz, \(file) (delay \(s.delayMilliseconds) ms\(aligned ? ", reference shifted by it" : "")): ERLE \(fmt(erle)) dB after 2 s"
+        print("MEASURED ERLE \(what)")
+        if let minimum { XCTAssertGreaterThanOrEqual(erle, minimum, what) }
+        if let maximum { XCTAssertLessThan(erle, maximum, "control: \(what)") }
+    }
+
     func testAEC2RemovesTheEchoWhenGivenTheDelay() throws {
         for file in Self.echo16k + Self.echo48k {
-            let s = try EchoScenario(file)
-            var c = WebRTC(sampleRate: s.sampleRate)
-            c.streamDelayMilliseconds = s.delayMilliseconds
-            let erle = s.erle(StageRunner.run(try WebRTCEchoCanceller(configuration: c), mic: s.mic, reference: s.reference))
-            print("MEASURED ERLE AEC2 \(c.suppressionLevel) \(file) streamDelay \(c.streamDelayMilliseconds) ms: \(fmt(erle)) dB")
-            XCTAssertGreaterThanOrEqual(erle, 25, "AEC2 \(c.suppressionLevel), \(s.sampleRate) Hz, \(file), stream delay \(c.streamDelayMilliseconds) ms, extended filter \(c.extendedFilter): ERLE \(fmt(erle)) dB after 2 s")
+            try checkERLE(file, minimum: 25) { s in
+                var c = WebRTC(sampleRate: s.sampleRate)
+                c.streamDelayMilliseconds = s.delayMilliseconds
+                return (try WebRTCEchoCanceller(configuration: c),
+                        "AEC2 \(c.suppressionLevel), extended filter \(c.extendedFilter), stream delay \(c.streamDelayMilliseconds) ms")
+            }
         }
-        // Control: the same canceller told the wrong delay does not cancel, so the delay really is used.
-        let s = try EchoScenario("echo_d250ms_16k.wav")
-        let erle = s.erle(StageRunner.run(try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: 16000)), mic: s.mic, reference: s.reference))
-        XCTAssertLessThan(erle, 15, "AEC2, echo_d250ms_16k.wav, stream delay 0 ms (wrong by 250 ms): ERLE \(fmt(erle)) dB should collapse")
+        // Control: told the wrong delay (0 instead of 250 ms) AEC2 does not cancel, so the delay really is used.
+        try checkERLE("echo_d250ms_16k.wav", maximum: 15) { _ in
+            (try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: 16000)), "AEC2, stream delay 0 ms")
+        }
     }
 
     /// With the reference shifted by the bulk delay the delay itself no longer matters, so fewer cases suffice.
     func testSpeexRemovesTheEchoOfTheAlignedReference() throws {
-        for file in ["echo_d0ms_16k.wav", "echo_d120ms_16k.wav", "echo_d400ms_16k.wav", "echo_d0ms_48k.wav", "echo_d40ms_48k.wav"] {
-            let s = try EchoScenario(file)
-            let c = Speex(sampleRate: s.sampleRate)
-            let erle = s.erle(StageRunner.run(try SpeexEchoCanceller(configuration: c), mic: s.mic, reference: s.alignedReference))
-            print("MEASURED ERLE speex tail \(c.tailMilliseconds) residual \(c.residualEchoSuppression) \(file) reference shifted \(s.delayMilliseconds) ms: \(fmt(erle)) dB")
-            XCTAssertGreaterThanOrEqual(erle, 15, "speex MDF, \(s.sampleRate) Hz, \(file), tail \(c.tailMilliseconds) ms, reference shifted by \(s.delayMilliseconds) ms, residual suppression \(c.residualEchoSuppression): ERLE \(fmt(erle)) dB after 2 s")
+        for file in ["echo_d40ms_16k.wav", "echo_d120ms_16k.wav", "echo_d400ms_16k.wav", "echo_d40ms_48k.wav", "echo_d120ms_48k.wav"] {
+            try checkERLE(file, aligned: true, minimum: 15) { s in
+                let c = Speex(sampleRate: s.sampleRate)
+                return (try SpeexEchoCanceller(configuration: c),
+                        "speex MDF tail \(c.tailMilliseconds) ms, residual suppression \(c.residualEchoSuppression)")
+            }
         }
         // Control: without the shift a 128 ms tail cannot reach an echo 250 ms late.
-        let s = try EchoScenario("echo_d250ms_16k.wav")
-        let erle = s.erle(StageRunner.run(try SpeexEchoCanceller(configuration: Speex(sampleRate: 16000)), mic: s.mic, reference: s.reference))
-        XCTAssertLessThan(erle, 10, "speex MDF, echo_d250ms_16k.wav, reference not shifted: ERLE \(fmt(erle)) dB should stay low")
+        try checkERLE("echo_d250ms_16k.wav", maximum: 10) { _ in
+            (try SpeexEchoCanceller(configuration: Speex(sampleRate: 16000)), "speex MDF, reference not shifted")
+        }
     }
 
     /// AECM (16 kHz, speakerphone routing) with the delay given. Its linear filter is coarse, but its suppressor
@@ -73,12 +88,12 @@ final class EchoCancellerTests: XCTestCase {
     /// double talk (see testDoubleTalk).
     func testAECMRemovesTheEchoAt16kHz() throws {
         for delay in [0, 40, 120] {
-            let s = try EchoScenario("echo_d\(delay)ms_16k.wav")
-            var c = WebRTC(sampleRate: 16000, mode: .mobile)
-            c.streamDelayMilliseconds = delay
-            let erle = s.erle(StageRunner.run(try WebRTCEchoCanceller(configuration: c), mic: s.mic, reference: s.reference))
-            print("MEASURED ERLE AECM \(c.routingMode) \(s.file) streamDelay \(delay) ms: \(fmt(erle)) dB")
-            XCTAssertGreaterThanOrEqual(erle, 30, "AECM \(c.routingMode), comfort noise \(c.comfortNoise), \(s.file), stream delay \(delay) ms: ERLE \(fmt(erle)) dB after 2 s")
+            try checkERLE("echo_d\(delay)ms_16k.wav", minimum: 30) { _ in
+                var c = WebRTC(sampleRate: 16000, mode: .mobile)
+                c.streamDelayMilliseconds = delay
+                return (try WebRTCEchoCanceller(configuration: c),
+                        "AECM \(c.routingMode), comfort noise \(c.comfortNoise), stream delay \(delay) ms")
+            }
         }
     }
 
@@ -92,13 +107,15 @@ final class EchoCancellerTests: XCTestCase {
         for file in ["nearend_16k.wav", "nearend_48k.wav"] {
             let entry = try TestVectors.entry(file)
             let rate = entry.sampleRate
-            let near = try TestVectors.int16(file).samples
+            let near = try StageRunner.samples(file)
             let silent = [Int16](repeating: 0, count: near.count)
             let speech = StageRunner.ranges(entry.speechIntervals, rate: rate, count: near.count)
-            let probe = [speech[0].lowerBound..<(speech[0].lowerBound + rate / 2)]
-            for (name, canceller, _) in try Self.cancellers(rate: rate, delayMilliseconds: 0) {
+            let probe = [speech[0].lowerBound..<(speech[0].lowerBound + rate / 4)]
+            // With a silent reference AEC2's levels cannot differ; at 48 kHz one suffices.
+            for (name, canceller, _) in try Self.cancellers(rate: rate, delayMilliseconds: 0)
+            where rate == 16000 || !["AEC2 low", "AEC2 high"].contains(name) {
                 let out = StageRunner.run(canceller, mic: near, reference: silent)
-                let lag = StageRunner.latency(reference: near, test: out, ranges: probe, maxLag: 2 * canceller.frameLength)
+                let lag = StageRunner.latency(reference: near, test: out, ranges: probe, maxLag: 3 * canceller.frameLength / 2)
                 let sdr = SpectralDistortion.magnitudeSDR(reference: near, test: out, ranges: speech, lag: lag,
                                                           sampleRate: rate, lowestHz: 100, frame: rate >= 32000 ? 2048 : 512)
                 let level = SignalMetrics.decibels(StageRunner.power(out, speech, lag: lag) / StageRunner.power(near, speech))
@@ -118,7 +135,7 @@ final class EchoCancellerTests: XCTestCase {
     /// suppression level while speex MDF (no double-talk detector, no suppressor) keeps it.
     func testDoubleTalk() throws {
         let s = try EchoScenario("doubletalk_ser0db_16k.wav")
-        let clean = try TestVectors.int16("nearend_16k.wav").samples
+        let clean = try StageRunner.samples("nearend_16k.wav")
         let both = StageRunner.ranges(try s.intervals("doubletalk"), rate: 16000, count: s.mic.count)
         let nearOnly = StageRunner.ranges(try s.intervals("nearend_only"), rate: 16000, count: s.mic.count)
         let farOnly = StageRunner.ranges(try s.intervals("farend_only"), rate: 16000, from: 2.5, count: s.mic.count)

@@ -11,6 +11,7 @@ public final class PassthroughEchoCanceller: EchoCanceller, @unchecked Sendable 
         public init(sampleRate: Int = 16000) { self.sampleRate = sampleRate }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int

@@ -16,9 +16,10 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         /// The rate in Hz: 8000...48000 with a whole number of samples in 10 ms. Default 16000.
         public var sampleRate: Int = 16000
         /// The echo path the adaptive filter covers after the (caller-removed) bulk delay, 20...500 ms.
-        /// Default 128 ms, about half the reverberation time of a living room. Longer tails adapt more slowly:
-        /// on the test room (RT60 0.25 s) at 16 kHz, 2 s after the echo starts, a 100 / 128 / 200 ms tail
-        /// reaches 27 / 26 / 24 dB of echo reduction (22 / 21 / 19 dB at 48 kHz).
+        /// Default 128 ms, about a third of a living room's reverberation time. Longer tails adapt more slowly:
+        /// on the test vectors' echo path (only 13 ms long) at 16 kHz, 2 s after the echo starts, a
+        /// 40 / 128 / 256 ms tail reaches 30 / 26 / 24 dB of echo reduction (22 / 21 / 18 dB at 48 kHz); a real
+        /// room's reverberation needs the longer tail.
         public var tailMilliseconds: Int = 128
         /// Run the preprocessor's residual-echo suppressor after the filter. Default true. It matters after
         /// double talk, which disturbs the filter: on the 0 dB SER test vector it raises far-end-only echo
@@ -43,6 +44,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int

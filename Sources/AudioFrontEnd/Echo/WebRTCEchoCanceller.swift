@@ -69,6 +69,7 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int

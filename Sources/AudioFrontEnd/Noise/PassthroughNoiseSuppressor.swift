@@ -10,6 +10,7 @@ public final class PassthroughNoiseSuppressor: NoiseSuppressor, @unchecked Senda
         public init(sampleRate: Int = 16000) { self.sampleRate = sampleRate }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int

@@ -21,6 +21,7 @@ public final class SpeexNoiseSuppressor: NoiseSuppressor, @unchecked Sendable {
         }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int

@@ -31,6 +31,7 @@ public final class WebRTCNoiseSuppressor: NoiseSuppressor, @unchecked Sendable {
         }
     }
 
+    /// The settings the stage was created with.
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int

@@ -80,7 +80,9 @@ public final class SampleRateConverter: Resampler, @unchecked Sendable {
             state = nil
         } else {
             var error: Int32 = 0
-            guard let created = src_new(Self.converterType(configuration.quality), 1, &error), error == 0 else {
+            let created = src_new(Self.converterType(configuration.quality), 1, &error)
+            guard let created, error == 0 else {
+                if let created { src_delete(created) }
                 throw AudioFrontEndError(.libraryFailure,
                                          "src_new(\(configuration.quality)) for \(inputRate) → \(outputRate) Hz failed: "
                                              + String(cString: src_strerror(error)),
@@ -159,6 +161,8 @@ public final class SampleRateConverter: Resampler, @unchecked Sendable {
         return written
     }
 
+    /// The most samples one ``process(_:into:)`` call produces for `inputCount` samples:
+    /// `floor(inputCount × outputRate / inputRate) + 2` (`inputCount` when copying). Real-time safe.
     public func maximumOutputCount(forInputCount inputCount: Int) -> Int {
         stream.maximumOutput(forInput: inputCount)
     }
@@ -166,8 +170,8 @@ public final class SampleRateConverter: Resampler, @unchecked Sendable {
     /// Samples owed for the input consumed so far: what ``flush(into:)`` would write now. Real-time safe.
     public var remainingOutputCount: Int { stream.owed }
 
-    /// Clears the filter history and the counts; the next sample starts a new, aligned stream. Does not allocate
-    /// (it clears libsamplerate's buffer, a few hundred kilobytes at best quality).
+    /// Clears the filter history and the counts; the next sample starts a new, aligned stream. Does not allocate;
+    /// it clears libsamplerate's whole input buffer, which is larger than the filter.
     ///
     /// The corresponding C function is `src_reset`.
     public func reset() {

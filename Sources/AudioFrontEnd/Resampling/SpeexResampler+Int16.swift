@@ -13,14 +13,7 @@ extension SpeexResampler {
     /// - Returns: samples consumed from `input` and produced into `output`.
     public func process(_ input: UnsafeBufferPointer<Int16>,
                         into output: UnsafeMutableBufferPointer<Int16>) -> (consumed: Int, produced: Int) {
-        guard let state else { return stream.passThrough(input, into: output) }
-        guard let source = input.baseAddress, let destination = output.baseAddress else { return (0, 0) }
-        let moved = pump(input.count, output.count) { inputOffset, inputLength, outputOffset, outputLength in
-            speex_resampler_process_int(state, 0, source + inputOffset, &inputLength,
-                                        destination + outputOffset, &outputLength)
-        }
-        stream.record(moved)
-        return moved
+        resample(input, into: output) { speex_resampler_process_int($0, 0, $1, &$2, $3, &$4) }
     }
 
     /// Ends an int16 stream; see ``flush(into:)-(UnsafeMutableBufferPointer<Float>)``. Real-time safe.
@@ -28,9 +21,6 @@ extension SpeexResampler {
     /// The corresponding C function is `speex_resampler_process_int` with no input (zeros).
     /// - Returns: the samples written.
     public func flush(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
-        guard let destination = output.baseAddress else { return drain(capacity: 0) { _, _, _ in 0 } }
-        return drain(capacity: output.count) { outputOffset, inputLength, outputLength in
-            speex_resampler_process_int(state, 0, nil, &inputLength, destination + outputOffset, &outputLength)
-        }
+        drain(into: output) { speex_resampler_process_int($0, 0, $1, &$2, $3, &$4) }
     }
 }

@@ -74,8 +74,9 @@ public final class SpeexResampler: Resampler, @unchecked Sendable {
             return
         }
         var error: Int32 = 0
-        guard let created = speex_resampler_init(1, UInt32(inputRate), UInt32(outputRate),
-                                                 Int32(configuration.quality), &error), error == 0 else {
+        let created = speex_resampler_init(1, UInt32(inputRate), UInt32(outputRate), Int32(configuration.quality), &error)
+        guard let created, error == 0 else {
+            if let created { speex_resampler_destroy(created) }
             throw AudioFrontEndError(.libraryFailure,
                                      "speex_resampler_init(\(inputRate) → \(outputRate) Hz, quality \(configuration.quality)) failed: "
                                          + String(cString: speex_resampler_strerror(error)),
@@ -96,14 +97,7 @@ public final class SpeexResampler: Resampler, @unchecked Sendable {
     /// The corresponding C function is `speex_resampler_process_float`.
     public func process(_ input: UnsafeBufferPointer<Float>,
                         into output: UnsafeMutableBufferPointer<Float>) -> (consumed: Int, produced: Int) {
-        guard let state else { return stream.passThrough(input, into: output) }
-        guard let source = input.baseAddress, let destination = output.baseAddress else { return (0, 0) }
-        let moved = pump(input.count, output.count) { inputOffset, inputLength, outputOffset, outputLength in
-            speex_resampler_process_float(state, 0, source + inputOffset, &inputLength,
-                                          destination + outputOffset, &outputLength)
-        }
-        stream.record(moved)
-        return moved
+        resample(input, into: output) { speex_resampler_process_float($0, 0, $1, &$2, $3, &$4) }
     }
 
     /// Ends the stream: feeds zeros until the samples still owed (``remainingOutputCount``) have come out, writing
@@ -113,12 +107,11 @@ public final class SpeexResampler: Resampler, @unchecked Sendable {
     /// The corresponding C function is `speex_resampler_process_float` with no input (zeros).
     /// - Returns: the samples written.
     public func flush(into output: UnsafeMutableBufferPointer<Float>) -> Int {
-        guard let destination = output.baseAddress else { return drain(capacity: 0) { _, _, _ in 0 } }
-        return drain(capacity: output.count) { outputOffset, inputLength, outputLength in
-            speex_resampler_process_float(state, 0, nil, &inputLength, destination + outputOffset, &outputLength)
-        }
+        drain(into: output) { speex_resampler_process_float($0, 0, $1, &$2, $3, &$4) }
     }
 
+    /// The most samples one ``process(_:into:)`` call produces for `inputCount` samples:
+    /// `floor(inputCount × outputRate / inputRate) + 2` (`inputCount` when copying). Real-time safe.
     public func maximumOutputCount(forInputCount inputCount: Int) -> Int {
         stream.maximumOutput(forInput: inputCount)
     }
@@ -137,39 +130,56 @@ public final class SpeexResampler: Resampler, @unchecked Sendable {
         stream.restart()
     }
 
-    /// Runs one speexdsp call at a time over the next pieces of input and output until the input is used up,
-    /// the output is full, or a call moves nothing. Shared by the Float and Int16 paths.
+    /// One speexdsp process call: state, input (nil for zeros), input length, output, output length; the lengths
+    /// come back as the samples consumed and produced.
+    typealias Call<Sample> = (OpaquePointer, UnsafePointer<Sample>?, inout UInt32,
+                              UnsafeMutablePointer<Sample>, inout UInt32) -> Int32
+
+    /// The process shared by the Float and Int16 paths: copies when the rates are equal, else runs `call`.
     @inline(__always)
-    func pump(_ inputCount: Int, _ outputCount: Int,
-              _ call: (_ inputOffset: Int, _ inputLength: inout UInt32,
-                       _ outputOffset: Int, _ outputLength: inout UInt32) -> Int32) -> (consumed: Int, produced: Int) {
-        var consumed = 0, produced = 0
-        while consumed < inputCount, produced < outputCount {
-            var inputLength = UInt32(min(inputCount - consumed, Self.pieceLimit))
-            var outputLength = UInt32(min(outputCount - produced, Self.pieceLimit))
-            let status = call(consumed, &inputLength, produced, &outputLength)
-            consumed += Int(inputLength)
-            produced += Int(outputLength)
-            if status != 0 || (inputLength == 0 && outputLength == 0) { break }
+    func resample<Sample>(_ input: UnsafeBufferPointer<Sample>, into output: UnsafeMutableBufferPointer<Sample>,
+                          _ call: Call<Sample>) -> (consumed: Int, produced: Int) {
+        guard let state else { return stream.passThrough(input, into: output) }
+        guard let source = input.baseAddress, let destination = output.baseAddress else { return (0, 0) }
+        let moved = pump(input.count, output.count) { inputOffset, inputLength, outputOffset, outputLength in
+            call(state, source + inputOffset, &inputLength, destination + outputOffset, &outputLength)
         }
-        return (consumed, produced)
+        stream.record(moved)
+        return moved
     }
 
-    /// The flush shared by the Float and Int16 paths: `call` resamples zeros (no input) into the output at an
-    /// offset. Writes `min(owed, capacity)` samples, then starts a new stream if nothing more is owed.
+    /// The flush shared by the Float and Int16 paths: `call` resamples zeros (no input) until
+    /// `min(owed, output.count)` samples came out; then a new stream starts if nothing more is owed.
     @inline(__always)
-    func drain(capacity: Int,
-               _ call: (_ outputOffset: Int, _ inputLength: inout UInt32, _ outputLength: inout UInt32) -> Int32) -> Int {
-        let count = min(stream.owed, capacity)
+    func drain<Sample>(into output: UnsafeMutableBufferPointer<Sample>, _ call: Call<Sample>) -> Int {
+        let count = min(stream.owed, output.count)
         var written = 0
-        if count > 0, state != nil {
+        if count > 0, let state, let destination = output.baseAddress {
             // Half a filter of zeros releases everything owed; the bound only stops a misbehaving library.
             written = pump(4 * Self.pieceLimit, count) { _, inputLength, outputOffset, outputLength in
-                call(outputOffset, &inputLength, &outputLength)
+                call(state, nil, &inputLength, destination + outputOffset, &outputLength)
             }.produced
             stream.record((0, written))
         }
         if stream.owed == 0 { reset() }
         return written
+    }
+
+    /// Runs one speexdsp call at a time over the next pieces of input and output until the input is used up,
+    /// the output is full, or a call moves nothing.
+    @inline(__always)
+    private func pump(_ inputCount: Int, _ outputCount: Int,
+                      _ step: (_ inputOffset: Int, _ inputLength: inout UInt32,
+                               _ outputOffset: Int, _ outputLength: inout UInt32) -> Int32) -> (consumed: Int, produced: Int) {
+        var consumed = 0, produced = 0
+        while consumed < inputCount, produced < outputCount {
+            var inputLength = UInt32(min(inputCount - consumed, Self.pieceLimit))
+            var outputLength = UInt32(min(outputCount - produced, Self.pieceLimit))
+            let status = step(consumed, &inputLength, produced, &outputLength)
+            consumed += Int(inputLength)
+            produced += Int(outputLength)
+            if status != 0 || (inputLength == 0 && outputLength == 0) { break }
+        }
+        return (consumed, produced)
     }
 }

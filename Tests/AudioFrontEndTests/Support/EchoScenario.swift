@@ -20,9 +20,9 @@ struct EchoScenario {
         entry = try TestVectors.entry(file)
         self.file = file
         sampleRate = entry.sampleRate
-        mic = try TestVectors.int16(file).samples
+        mic = try StageRunner.samples(file)
         let referenceName = try XCTUnwrap(entry["reference"] as? String, "\(file) has no reference")
-        reference = try TestVectors.int16(referenceName).samples
+        reference = try StageRunner.samples(referenceName)
         delayMilliseconds = try XCTUnwrap(entry["delay_ms"] as? Int, "\(file) has no delay_ms")
         farEndSpeech = try TestVectors.entry(referenceName).speechIntervals
         echoStart = (entry["echo_start_s"] as? Double) ?? 0

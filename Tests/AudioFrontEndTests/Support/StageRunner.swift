@@ -5,6 +5,20 @@ import XCTest
 /// Runs echo cancellers and noise suppressors over whole signals, 10 ms at a time, and measures their output
 /// over labelled spans (with the stage's latency compensated) for EchoCancellerTests and NoiseSuppressorTests.
 enum StageRunner {
+    nonisolated(unsafe) private static var loaded: [String: [Int16]] = [:] // guarded by loadLock
+    private static let loadLock = NSLock()
+
+    /// A test vector's int16 samples, loaded (and hash-checked) once per test run: loading costs about half a
+    /// second per file in debug builds, and several tests share each file.
+    static func samples(_ name: String) throws -> [Int16] {
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        if let cached = loaded[name] { return cached }
+        let samples = try TestVectors.int16(name).samples
+        loaded[name] = samples
+        return samples
+    }
+
     /// `mic` through `canceller` with `reference`, frame by frame; the output has the length of the whole frames
     /// in `mic`. `afterFrame` sees each frame's index (for metrics polling). Fails the test on a non-ok status.
     static func run(_ canceller: EchoCanceller, mic: [Int16], reference: [Int16],
