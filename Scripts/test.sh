@@ -4,11 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
+bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
 echo "== Concurrency stress test under ThreadSanitizer"
 swift test --sanitize=thread --scratch-path .build/tsan --filter FrontEndConcurrencyTests
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
-  bash Scripts/setup-python.sh
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'
 fi
