@@ -6,10 +6,10 @@ enum ProcessCommand {
     static func run(_ options: ProcessOptions) throws {
         var options = options
         let micFile = try AudioFile(contentsOf: options.mic)
-        let mic = SampleConversion.int16(from: try micFile.channel(min(options.channel, micFile.channelCount - 1)))
-        if options.channel >= micFile.channelCount {
+        guard options.channel < micFile.channelCount else {
             throw ProcessOptions.Failure(message: "--channel \(options.channel + 1): \(options.mic) has \(micFile.channelCount) channel(s)")
         }
+        let mic = SampleConversion.int16(from: try micFile.channel(options.channel))
         var reference: [Int16] = []
         options.configuration.mic = .init(sampleRate: micFile.sampleRate)
         if let path = options.reference {

@@ -8,7 +8,7 @@ final class FrontEndAccountingTests: XCTestCase {
     func testOutputCountIsExactForOddByteChunksAndRates() throws {
         var generator = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         for (micRate, processingRate, outputRate) in [(44100, 16000, 16000), (48000, 16000, 8000), (16000, 16000, 48000),
                                                       (22050, 48000, 16000)] {
             var configuration = FrontEndConfiguration()
@@ -151,18 +151,5 @@ final class FrontEndAccountingTests: XCTestCase {
         let allocations = afe_allocation_counter_stop()
         try frontEnd.finish()
         XCTAssertEqual(allocations, 0, "heap allocations on the push thread over 800 frames after warm-up")
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so random chunkings can be replayed from the printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
