@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
         .executable(name: "afe", targets: ["afe"]),
+        .executable(name: "afe-bench", targets: ["afe-bench"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -34,6 +35,17 @@ let package = Package(
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .target(
+            name: "CReferencePipeline",
+            dependencies: ["CWebRTCAudioProcessing", "CSpeexDSP", "COpus"],
+            path: "Benchmarks/CReferencePipeline",
+            cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]
+        ),
+        .executableTarget(
+            name: "afe-bench",
+            dependencies: ["AudioFrontEnd", "CReferencePipeline", "AllocationCounter"],
+            path: "Benchmarks/afe-bench"
+        ),
         .testTarget(
             name: "AudioFrontEndTests",
             dependencies: ["AudioFrontEnd", "AllocationCounter"]

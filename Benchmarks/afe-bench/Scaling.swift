@@ -1,0 +1,71 @@
+import AudioFrontEnd
+import Foundation
+
+/// N sessions at once, each on its own push thread (plus its own drain thread), each pushing the whole input as
+/// fast as it goes. Capacity is counted from CPU time (real-time audio seconds per CPU second), which other
+/// processes on a shared machine disturb far less than wall time; the wall-time figure is reported beside it.
+struct ScalingResult: Codable {
+    var sessions: Int
+    /// Wall time / audio time of one session: ≤ 1 means all N sessions kept up with real time.
+    var wallRealTimeFactor: Double
+    /// Process CPU time / (N × audio time).
+    var cpuRealTimeFactorPerSession: Double
+    /// Sessions one core sustains in real time: 1 / cpuRealTimeFactorPerSession.
+    var sessionsPerCore: Double
+    /// Sessions the whole machine sustained by wall time: N / wallRealTimeFactor.
+    var sessionsByWallTime: Double
+    /// Resident set growth per session, MiB (rings, stages, library state, threads).
+    var memoryPerSessionMiB: Double
+}
+
+enum Scaling {
+    static func run(sessions: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws -> ScalingResult {
+        Memory.trim()
+        let rss0 = Memory.residentBytes()
+        var frontEnds = [FrontEnd]()
+        for _ in 0..<sessions {
+            let frontEnd = try FrontEnd(configuration: configuration)
+            frontEnd.delegate = sharedCounter
+            try frontEnd.start()
+            frontEnds.append(frontEnd)
+        }
+        let n = input.frameLength
+        let frames = input.frameCount
+        let mic = input.mic, reference = input.reference
+        let done = DispatchGroup()
+        let cpu0 = Clock.processCPU()
+        let wall0 = Clock.now()
+        for frontEnd in frontEnds {
+            done.enter()
+            let thread = Thread {
+                mic.withUnsafeBufferPointer { mic in
+                    reference.withUnsafeBufferPointer { reference in
+                        for k in 0..<frames {
+                            _ = frontEnd.pushReference(samples: UnsafeBufferPointer(rebasing: reference[(k * n)..<(k * n + n)]))
+                            var taken = 0
+                            while taken < n {
+                                taken += frontEnd.pushMic(samples: UnsafeBufferPointer(rebasing: mic[(k * n + taken)..<(k * n + n)])).accepted
+                            }
+                        }
+                    }
+                }
+                done.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        done.wait()
+        let wall = Double(Clock.now() - wall0) / 1e9
+        let cpu = Double(Clock.processCPU() - cpu0) / 1e9
+        for frontEnd in frontEnds { try frontEnd.finish() }
+        let rss1 = Memory.residentBytes()
+        frontEnds.removeAll()
+        let audio = input.seconds
+        let perSession = cpu / (Double(sessions) * audio)
+        return ScalingResult(sessions: sessions, wallRealTimeFactor: wall / audio, cpuRealTimeFactorPerSession: perSession,
+                             sessionsPerCore: 1 / perSession, sessionsByWallTime: Double(sessions) * audio / wall,
+                             memoryPerSessionMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576)
+    }
+
+    private static let sharedCounter = EventCounter()
+}
