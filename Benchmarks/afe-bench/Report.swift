@@ -91,10 +91,11 @@ struct BenchmarkReport: Codable {
         s += row3("push → AEC output event (drain thread delegate)", latency.pushToEvent)
         s += "\n\(latency.frames) frames, \(latency.missingEvents) missing.\n"
         s += "\n### Scaling (each session on its own push thread, pushing as fast as it goes)\n\n"
-        s += "| sessions | wall RTF of one session | CPU RTF per session | sessions per core (CPU) | sessions by wall time | MiB per session |\n|---|---|---|---|---|---|\n"
+        s += "| sessions | wall RTF of one session | CPU RTF per session | sessions per core (CPU) | sessions by wall time | MiB per session | C: sessions per core | C: MiB per session |\n|---|---|---|---|---|---|---|---|\n"
         for r in scaling {
-            s += String(format: "| %d | %.4f | %.4f | %.1f | %.1f | %.2f |\n", r.sessions, r.wallRealTimeFactor,
-                        r.cpuRealTimeFactorPerSession, r.sessionsPerCore, r.sessionsByWallTime, r.memoryPerSessionMiB)
+            s += String(format: "| %d | %.4f | %.4f | %.1f | %.1f | %.2f | %.1f | %.2f |\n", r.sessions, r.wallRealTimeFactor,
+                        r.cpuRealTimeFactorPerSession, r.sessionsPerCore, r.sessionsByWallTime, r.memoryPerSessionMiB,
+                        r.cSessionsPerCore, r.cMemoryPerSessionMiB)
         }
         if let a = alternatives {
             s += "\n### Alternatives: whole pipeline (wall µs per 10 ms frame)\n\n"

@@ -16,6 +16,9 @@ struct ScalingResult: Codable {
     var sessionsByWallTime: Double
     /// Resident set growth per session, MiB (rings, stages, library state, threads).
     var memoryPerSessionMiB: Double
+    /// The same N sessions of the bare C pipeline, one thread each, right after: the control for a shared machine.
+    var cSessionsPerCore: Double
+    var cMemoryPerSessionMiB: Double
 }
 
 enum Scaling {
@@ -62,9 +65,44 @@ enum Scaling {
         frontEnds.removeAll()
         let audio = input.seconds
         let perSession = cpu / (Double(sessions) * audio)
+        let c = try runC(sessions: sessions, configuration: configuration, input: input)
         return ScalingResult(sessions: sessions, wallRealTimeFactor: wall / audio, cpuRealTimeFactorPerSession: perSession,
                              sessionsPerCore: 1 / perSession, sessionsByWallTime: Double(sessions) * audio / wall,
-                             memoryPerSessionMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576)
+                             memoryPerSessionMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576,
+                             cSessionsPerCore: c.perCore, cMemoryPerSessionMiB: c.memoryMiB)
+    }
+
+    /// N bare C pipelines, one thread each: sessions per core from CPU time, and resident growth per session.
+    private static func runC(sessions: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws
+        -> (perCore: Double, memoryMiB: Double) {
+        Memory.trim()
+        let rss0 = Memory.residentBytes()
+        let config = try ReferenceConfiguration.c(matching: configuration)
+        let pipelines = try (0..<sessions).map { _ in try CPipeline(config) }
+        let n = input.frameLength
+        let frames = input.frameCount
+        let mic = input.mic, reference = input.reference
+        let done = DispatchGroup()
+        let cpu0 = Clock.processCPU()
+        for pipeline in pipelines {
+            nonisolated(unsafe) let pipeline = pipeline
+            done.enter()
+            let thread = Thread {
+                mic.withUnsafeBufferPointer { mic in
+                    reference.withUnsafeBufferPointer { reference in
+                        for k in 0..<frames { _ = pipeline.process(mic, reference, frame: k, length: n, times: nil) }
+                    }
+                }
+                done.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        done.wait()
+        let cpu = Double(Clock.processCPU() - cpu0) / 1e9
+        let rss1 = Memory.residentBytes()
+        withExtendedLifetime(pipelines) {}
+        return (Double(sessions) * input.seconds / cpu, Double(rss1 - rss0) / Double(sessions) / 1_048_576)
     }
 
     private static let sharedCounter = EventCounter()
