@@ -206,4 +206,9 @@ __attribute__((noinline)) void afe_bench_measured(void (*body)(void *), void *co
 
 void afe_bench_trim_heap(void) { malloc_trim(0); }
 
+int64_t afe_bench_heap_bytes(void) {
+    struct mallinfo2 m = mallinfo2();
+    return static_cast<int64_t>(m.uordblks + m.hblkhd);
+}
+
 } // extern "C"

@@ -64,6 +64,9 @@ enum Memory {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Heap bytes in use by every thread's arenas and the mmapped blocks, whether touched yet or not.
+    static func heapBytes() -> Int { Int(afe_bench_heap_bytes()) }
+
     /// Returns freed heap pages to the system so resident growth reflects live memory.
     static func trim() { afe_bench_trim_heap() }
 }

@@ -1,5 +1,6 @@
 import AudioFrontEnd
 import Foundation
+import Synchronization
 
 /// N sessions at once, each on its own push thread (plus its own drain thread), each pushing the whole input as
 /// fast as it goes. Capacity is counted from CPU time (real-time audio seconds per CPU second), which other
@@ -10,12 +11,18 @@ struct ScalingResult: Codable {
     var wallRealTimeFactor: Double
     /// Process CPU time / (N × audio time).
     var cpuRealTimeFactorPerSession: Double
+    /// The push threads' CPU time / (N × audio time): the frame processing alone, without drain threads.
+    var pushThreadRealTimeFactorPerSession: Double
     /// Sessions one core sustains in real time: 1 / cpuRealTimeFactorPerSession.
     var sessionsPerCore: Double
     /// Sessions the whole machine sustained by wall time: N / wallRealTimeFactor.
     var sessionsByWallTime: Double
-    /// Resident set growth per session, MiB (rings, stages, library state, threads).
-    var memoryPerSessionMiB: Double
+    /// Resident set growth per session, MiB (rings, stages, library state, threads): only pages touched so far.
+    var residentPerSessionMiB: Double
+    /// Heap in use per session, MiB (every ring and library state whether touched yet or not; no stacks).
+    var heapPerSessionMiB: Double
+    /// The larger of the two: what a long session ends up holding.
+    var memoryPerSessionMiB: Double { max(residentPerSessionMiB, heapPerSessionMiB) }
     /// The same N sessions of the bare C pipeline, one thread each, right after: the control for a shared machine.
     var cSessionsPerCore: Double
     var cMemoryPerSessionMiB: Double
@@ -25,6 +32,7 @@ enum Scaling {
     static func run(sessions: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws -> ScalingResult {
         Memory.trim()
         let rss0 = Memory.residentBytes()
+        let heap0 = Memory.heapBytes()
         var frontEnds = [FrontEnd]()
         for _ in 0..<sessions {
             let frontEnd = try FrontEnd(configuration: configuration)
@@ -36,11 +44,13 @@ enum Scaling {
         let frames = input.frameCount
         let mic = input.mic, reference = input.reference
         let done = DispatchGroup()
+        let pushCPU = Atomic<Int64>(0)
         let cpu0 = Clock.processCPU()
         let wall0 = Clock.now()
         for frontEnd in frontEnds {
             done.enter()
             let thread = Thread {
+                defer { pushCPU.add(Clock.threadCPU(), ordering: .relaxed) }
                 mic.withUnsafeBufferPointer { mic in
                     reference.withUnsafeBufferPointer { reference in
                         for k in 0..<frames {
@@ -62,13 +72,17 @@ enum Scaling {
         let cpu = Double(Clock.processCPU() - cpu0) / 1e9
         for frontEnd in frontEnds { try frontEnd.finish() }
         let rss1 = Memory.residentBytes()
+        let heap1 = Memory.heapBytes()
         frontEnds.removeAll()
         let audio = input.seconds
         let perSession = cpu / (Double(sessions) * audio)
         let c = try runC(sessions: sessions, configuration: configuration, input: input)
         return ScalingResult(sessions: sessions, wallRealTimeFactor: wall / audio, cpuRealTimeFactorPerSession: perSession,
+                             pushThreadRealTimeFactorPerSession: Double(pushCPU.load(ordering: .relaxed)) / 1e9
+                                 / (Double(sessions) * audio),
                              sessionsPerCore: 1 / perSession, sessionsByWallTime: Double(sessions) * audio / wall,
-                             memoryPerSessionMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576,
+                             residentPerSessionMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576,
+                             heapPerSessionMiB: Double(heap1 - heap0) / Double(sessions) / 1_048_576,
                              cSessionsPerCore: c.perCore, cMemoryPerSessionMiB: c.memoryMiB)
     }
 

@@ -60,6 +60,9 @@ void afe_bench_measured(void (*body)(void *context), void *context);
 /// malloc_trim(0): hands freed heap pages back, so resident-set growth counts live memory only.
 void afe_bench_trim_heap(void);
 
+/// Heap bytes in use (mallinfo2: uordblks + hblkhd), touched or not.
+int64_t afe_bench_heap_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif
