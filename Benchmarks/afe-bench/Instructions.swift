@@ -1,3 +1,4 @@
+import AllocationCounter
 import AudioFrontEnd
 import CReferencePipeline
 
@@ -6,12 +7,13 @@ import CReferencePipeline
 /// counts exactly those frames on the calling thread (Benchmarks/callgrind.sh).
 enum Instructions {
     static func run(pipeline: String, input: BenchmarkInput, warmupFrames: Int) throws {
-        let configuration = ReferenceConfiguration.ours()
+        var configuration = ReferenceConfiguration.ours()
+        if pipeline == "ours-automatic" { configuration.alignment = .automatic(maximumDelayMilliseconds: 1000) }
         let n = input.frameLength
         let frames = input.frameCount
         var failures = 0
         switch pipeline {
-        case "ours":
+        case "ours", "ours-automatic":
             let frontEnd = try FrontEnd(configuration: configuration)
             let counter = EventCounter()
             frontEnd.delegate = counter
@@ -40,14 +42,20 @@ enum Instructions {
                 }
             }
         default:
-            throw BenchmarkError("--pipeline must be ours or c, not \(pipeline)")
+            throw BenchmarkError("--pipeline must be ours, ours-automatic or c, not \(pipeline)")
         }
         guard failures == 0 else { throw BenchmarkError("\(failures) frames were refused or failed") }
         print("measured_frames \(frames - warmupFrames)")
+        print("allocations \(allocations)")
     }
 
-    /// Runs `body` inside `afe_bench_measured`.
+    /// Heap allocations on this thread inside the last ``measured(_:)``.
+    nonisolated(unsafe) private static var allocations: Int64 = 0
+
+    /// Runs `body` inside `afe_bench_measured`, counting this thread's heap allocations.
     private static func measured(_ body: () -> Void) throws {
+        afe_allocation_counter_start()
+        defer { allocations = afe_allocation_counter_stop() }
         withoutActuallyEscaping(body) { body in
             final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
             let box = Box(body)

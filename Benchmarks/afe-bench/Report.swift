@@ -15,6 +15,8 @@ struct BenchmarkReport: Codable {
         var c: Double
         var ratio: Double
         var frames: Int
+        /// Ours with automatic alignment (the delay estimator), when counted.
+        var oursAutomaticAlignment: Double?
     }
 
     struct Target: Codable {
@@ -71,6 +73,13 @@ struct BenchmarkReport: Codable {
         s += "Reference pipeline: \(configuration)\n\n"
         s += "### Targets\n\n| figure | target | measured | met |\n|---|---|---|---|\n"
         for t in targets { s += "| \(t.name) | \(t.target) | \(t.measured) | \(t.met.map { $0 ? "yes" : "**no**" } ?? "—") |\n" }
+        if let i = instructions {
+            s += "\n### Instructions per 10 ms frame (callgrind, push thread, \(i.frames) frames)\n\n| pipeline | instructions | × C |\n|---|---|---|\n"
+            s += "| bare C pipeline | \(f(i.c, 0)) | 1.000 |\n| ours (FrontEnd) | \(f(i.ours, 0)) | \(f(i.ratio, 3)) |\n"
+            if let a = i.oursAutomaticAlignment {
+                s += "| ours, automatic alignment (delay estimator) | \(f(a, 0)) | \(f(a / i.c, 3)) |\n"
+            }
+        }
         s += "\n### Reference pipeline, ours vs the bare C pipeline (wall µs per 10 ms frame)\n\n"
         s += "| pipeline | median | p99 | max | CPU real-time factor | allocations / frame |\n|---|---|---|---|---|---|\n"
         s += row(ours.name, ours.frame, String(format: "%.4f", ours.realTimeFactor), ours.allocationsPerFrame)

@@ -21,7 +21,7 @@ struct Options {
     static let usage = """
         usage: afe-bench [run] [--seconds S] [--latency-seconds S] [--scaling-seconds S] [--sessions 1,2,4]
                          [--no-alternatives] [--json FILE] [--instructions FILE] [--swift VERSION] [--vectors DIR]
-               afe-bench instructions --pipeline ours|c [--seconds S] [--warmup-seconds S] [--vectors DIR]
+               afe-bench instructions --pipeline ours|ours-automatic|c [--seconds S] [--warmup-seconds S] [--vectors DIR]
         """
 
     init(_ arguments: [String]) throws {
