@@ -52,15 +52,17 @@ enum Instructions {
     /// Heap allocations on this thread inside the last ``measured(_:)``.
     nonisolated(unsafe) private static var allocations: Int64 = 0
 
-    /// Runs `body` inside `afe_bench_measured`, counting this thread's heap allocations.
+    /// Runs `body` inside `afe_bench_measured`, counting this thread's heap allocations in `body` only (not the
+    /// box and closure context set up around it).
     private static func measured(_ body: () -> Void) throws {
-        afe_allocation_counter_start()
-        defer { allocations = afe_allocation_counter_stop() }
         withoutActuallyEscaping(body) { body in
             final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
             let box = Box(body)
             afe_bench_measured({ context in
-                Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue().body()
+                let body = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue().body
+                afe_allocation_counter_start()
+                body()
+                Instructions.allocations = afe_allocation_counter_stop()
             }, Unmanaged.passUnretained(box).toOpaque())
             withExtendedLifetime(box) {}
         }
