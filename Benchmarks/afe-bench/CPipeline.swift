@@ -8,6 +8,8 @@ struct CPipelineResult: Codable {
     var allocationsPerFrame: Double
     /// Per stage, µs per call (Opus per 20 ms packet).
     var stages: [String: Distribution]
+    /// Opus bitrate of the whole run, kb/s.
+    var opusKilobitsPerSecond: Double
 }
 
 final class CPipeline {
@@ -38,14 +40,14 @@ final class CPipeline {
         let total = input.frameCount
         var stageTimes = [afe_ref_stage_times](repeating: afe_ref_stage_times(), count: total)
         var failures = 0
+        var opusBytes = 0
         let loop = FrameLoop(warmupFrames: warmupFrames, frames: total - warmupFrames)
         let result = input.mic.withUnsafeBufferPointer { mic in
             input.reference.withUnsafeBufferPointer { reference in
                 stageTimes.withUnsafeMutableBufferPointer { times in
                     loop.run { i in
-                        if pipeline.process(mic, reference, frame: i, length: n, times: times.baseAddress! + i) < 0 {
-                            failures += 1
-                        }
+                        let bytes = pipeline.process(mic, reference, frame: i, length: n, times: times.baseAddress! + i)
+                        if bytes < 0 { failures += 1 } else { opusBytes += Int(bytes) }
                     }
                 }
             }
@@ -63,6 +65,7 @@ final class CPipeline {
             stages: ["resample mic": stage { $0.resample_mic }, "resample reference": stage { $0.resample_reference },
                      "APM render": stage { $0.apm_render }, "APM capture": stage { $0.apm_capture },
                      "APM render + capture": stage { $0.apm_render + $0.apm_capture },
-                     "Opus packet": stage { $0.opus }])
+                     "Opus packet": stage { $0.opus }],
+            opusKilobitsPerSecond: Double(opusBytes) * 8 / 1000 / input.seconds)
     }
 }

@@ -1,10 +1,14 @@
 import AudioFrontEnd
 import Synchronization
 
-/// Counts the events a front end delivers (on its drain thread).
+/// Counts the events a front end delivers and the Opus bytes among them (on its drain thread).
 final class EventCounter: FrontEndDelegate {
     let count = Atomic<Int>(0)
-    func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) { count.add(1, ordering: .relaxed) }
+    let opusBytes = Atomic<Int>(0)
+    func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
+        count.add(1, ordering: .relaxed)
+        if case .opusPacket(let packet) = event { opusBytes.add(packet.bytes.count, ordering: .relaxed) }
+    }
 }
 
 /// Our full pipeline, driven as fast as it goes: each 10 ms, push 10 ms of reference then 10 ms of mic (the
@@ -24,6 +28,8 @@ struct PipelineResult: Codable {
     /// Heap allocations per frame in the whole process (the drain thread turns events into Swift values).
     var processAllocationsPerFrame: Double
     var framesProcessed: Int
+    /// Opus bitrate of the whole run, kb/s: a check that both pipelines encode alike.
+    var opusKilobitsPerSecond: Double
 }
 
 enum OurPipeline {
@@ -68,6 +74,7 @@ enum OurPipeline {
             processRealTimeFactor: Double(result.processCPUNanoseconds) / 1e9 / seconds,
             allocationsPerFrame: Double(result.allocations) / frames,
             processAllocationsPerFrame: Double(result.processAllocations) / frames,
-            framesProcessed: summary.framesProcessed)
+            framesProcessed: summary.framesProcessed,
+            opusKilobitsPerSecond: Double(counter.opusBytes.load(ordering: .relaxed)) * 8 / 1000 / input.seconds)
     }
 }

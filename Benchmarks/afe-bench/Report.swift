@@ -91,6 +91,7 @@ struct BenchmarkReport: Codable {
         s += row(ours.name, ours.frame, String(format: "%.4f", ours.realTimeFactor), ours.allocationsPerFrame)
         s += row(c.name, c.frame, String(format: "%.4f", c.realTimeFactor), c.allocationsPerFrame)
         s += String(format: "| ours / C | %.2f | | | %.2f | |\n", ratioMedianTime, ratioCPUTime)
+        s += "\nOpus output, a check that both encode alike: ours \(f(ours.opusKilobitsPerSecond)) kb/s, C \(f(c.opusKilobitsPerSecond)) kb/s.\n"
         s += String(format: "\nWhole process (push + drain thread) real-time factor, ours: %.4f; allocations per frame in the whole process (drain thread's Swift event values): %.1f.\n",
                     ours.processRealTimeFactor, ours.processAllocationsPerFrame)
         s += "\n### Stages (wall µs per call)\n\n| stage | unit | median | p99 | max | CPU real-time factor |\n|---|---|---|---|---|---|\n"
