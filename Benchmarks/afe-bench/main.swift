@@ -13,6 +13,7 @@ struct Options {
     var sessions = [1, 2, 4, 8, 16, 32]
     var json: String?
     var instructions: String?
+    var latencyRealtime: String?
     var pipeline = "ours"
     var warmupSeconds = 1.0
     var alternatives = true
@@ -20,7 +21,9 @@ struct Options {
 
     static let usage = """
         usage: afe-bench [run] [--seconds S] [--latency-seconds S] [--scaling-seconds S] [--sessions 1,2,4]
-                         [--no-alternatives] [--json FILE] [--instructions FILE] [--swift VERSION] [--vectors DIR]
+                         [--no-alternatives] [--json FILE] [--instructions FILE] [--latency-realtime FILE]
+                         [--swift VERSION] [--vectors DIR]
+               afe-bench latency [--latency-seconds S] [--json FILE]   (run it under `chrt -f 10` for real-time priority)
                afe-bench instructions --pipeline ours|ours-automatic|c [--seconds S] [--warmup-seconds S] [--vectors DIR]
         """
 
@@ -52,6 +55,7 @@ struct Options {
                 guard !sessions.isEmpty else { throw BenchmarkError("--sessions needs counts like 1,2,4, not \(v)") }
             case "--json": json = try value(a)
             case "--instructions": instructions = try value(a)
+            case "--latency-realtime": latencyRealtime = try value(a)
             case "--pipeline": pipeline = try value(a)
             case "--swift": swift = try value(a)
             case "--no-alternatives": alternatives = false
@@ -61,7 +65,7 @@ struct Options {
             default: throw BenchmarkError("unknown option \(a)\n\(Self.usage)")
             }
         }
-        guard ["run", "instructions"].contains(command) else { throw BenchmarkError("unknown command \(command)\n\(Self.usage)") }
+        guard ["run", "instructions", "latency"].contains(command) else { throw BenchmarkError("unknown command \(command)\n\(Self.usage)") }
     }
 }
 
@@ -98,6 +102,10 @@ func runAll(_ options: Options) throws {
         ours: ours, c: c, ratioMedianTime: ours.frame.median / c.frame.median,
         ratioCPUTime: ours.realTimeFactor / c.realTimeFactor, stages: stages, latency: latency, scaling: scaling,
         alternatives: alternatives)
+    if let path = options.latencyRealtime {
+        report.latencyRealtimePriority = try JSONDecoder().decode(LatencyResult.self,
+                                                                  from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
     if let path = options.instructions {
         report.instructions = try JSONDecoder().decode(BenchmarkReport.InstructionCounts.self,
                                                        from: Data(contentsOf: URL(fileURLWithPath: path)))
@@ -115,6 +123,14 @@ func runAll(_ options: Options) throws {
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     switch options.command {
+    case "latency":
+        let result = try Latency.run(configuration: ReferenceConfiguration.ours(),
+                                     input: try BenchmarkInput(vectors: options.vectors, seconds: options.latencySeconds))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let json = try encoder.encode(result)
+        if let path = options.json { try json.write(to: URL(fileURLWithPath: path)) }
+        print(String(decoding: json, as: UTF8.self))
     case "instructions":
         let input = try BenchmarkInput(vectors: options.vectors, seconds: options.seconds)
         try Instructions.run(pipeline: options.pipeline, input: input, warmupFrames: Int(options.warmupSeconds * 100))
