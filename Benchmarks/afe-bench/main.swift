@@ -65,6 +65,10 @@ struct Options {
             default: throw BenchmarkError("unknown option \(a)\n\(Self.usage)")
             }
         }
+        // The first second of every run is warm-up.
+        guard seconds >= 2, latencySeconds >= 2, seconds >= warmupSeconds + 1 else {
+            throw BenchmarkError("--seconds and --latency-seconds need at least 2 s (1 s is warm-up)")
+        }
         guard ["run", "instructions", "latency"].contains(command) else { throw BenchmarkError("unknown command \(command)\n\(Self.usage)") }
     }
 }
