@@ -29,6 +29,7 @@ final class ConfigurationTests: XCTestCase {
         assertInvalid(try make { $0.connection.frameDuration = .milliseconds(5) }(), "frameDuration")
         assertInvalid(try make { $0.connection.startTimeout = .zero }(), "startTimeout")
         assertInvalid(try make { $0.connection.reconnection.maxAttempts = 0 }(), "maxAttempts")
+        assertInvalid(try make { $0.connection.reconnection.catchUpSpeed = 0.5 }(), "catchUpSpeed")
         XCTAssertNoThrow(try make { _ in }())
     }
 

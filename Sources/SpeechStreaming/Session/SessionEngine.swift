@@ -34,7 +34,9 @@ final class SessionEngine: @unchecked Sendable {
     var taskEpoch: UInt32 = 0
     private var assembler: FrameAssembler
     var replay: ReplayBuffer
-    private var replayQueue: [[UInt8]] = []
+    private var replayQueue: [(bytes: [UInt8], milliseconds: Int)] = []
+    /// Set while a restarted task catches up after a reconnection.
+    private var pacer: CatchUpPacer?
     private var texts: [String] = []
     private var pingPending = false
     private let frameBytes: Int
@@ -144,9 +146,11 @@ final class SessionEngine: @unchecked Sendable {
             pingPending = true
             transport.requestWrite()
         case .beginAudio(let isReplay):
+            pacer = nil
             if isReplay {
                 replayQueue = replay.replayFrames(frameBytes: frameBytes, frameMilliseconds: frameMilliseconds)
                 sentences.resume(atMilliseconds: replay.startMilliseconds)
+                pacer = CatchUpPacer(start: now, speed: options.reconnection.catchUpSpeed)
             }
             sendContext()
             transport.requestWrite()
@@ -176,6 +180,8 @@ final class SessionEngine: @unchecked Sendable {
         assembler.reset()
         replay.reset()
         replayQueue = []
+        pacer = nil
+        transport.schedulePacingTimer(after: nil)
         texts = []
         pingPending = false
     }
@@ -263,21 +269,37 @@ final class SessionEngine: @unchecked Sendable {
             return .ping
         }
         guard machine.audioMayFlow else { return nil }
+        if let wait = pacer?.wait(at: now) {
+            transport.schedulePacingTimer(after: wait)
+            return nil
+        }
         if !replayQueue.isEmpty {
-            let bytes = replayQueue.removeFirst()
-            counters.replayedBytes.wrappingAdd(bytes.count, ordering: .relaxed)
-            return binary(bytes)
+            let frame = replayQueue.removeFirst()
+            pacer?.sent(milliseconds: Double(frame.milliseconds))
+            counters.replayedBytes.wrappingAdd(frame.bytes.count, ordering: .relaxed)
+            return binary(frame.bytes)
         }
         pullAudio()
         if let frame = assembler.nextFrame(draining: machine.isDraining) {
-            if options.reconnection.isEnabled { replay.append(frame) }
+            if options.reconnection.isEnabled {
+                counters.replayDroppedBytes.wrappingAdd(replay.append(frame), ordering: .relaxed)
+            }
+            pacer?.sent(milliseconds: milliseconds(of: frame))
             return binary(frame.bytes)
         }
+        pacer = nil // caught up: from here on, audio flows as the caller sends it
         if machine.isDraining {
             feed(.audioDrained)
             if !texts.isEmpty { return nextOutgoing() }
         }
         return nil
+    }
+
+    /// The audio a frame holds: PCM by its length, Ogg by its audio pages' times.
+    private func milliseconds(of frame: AudioFrame) -> Double {
+        let audio = frame.pages.filter { !$0.isHeader && !$0.isOpaque }
+        if let first = audio.first, let last = audio.last { return Double(last.endMilliseconds - first.startMilliseconds) }
+        return wire.format == .pcm ? Double(frame.bytes.count / 2) * 1000 / Double(wire.sampleRate) : 0
     }
 
     private func binary(_ bytes: [UInt8]) -> OutgoingFrame {
@@ -295,6 +317,8 @@ extension SessionEngine: WebSocketTransportDelegate {
     }
 
     func transportTimerFired() { feed(.tick) }
+
+    func transportPacingTimerFired() { transport.requestWrite() }
 
     func transportDidOpen() { feed(.connected) }
 

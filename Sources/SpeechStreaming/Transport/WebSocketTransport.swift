@@ -7,6 +7,8 @@ protocol WebSocketTransportDelegate: AnyObject {
     /// ``WebSocketTransport/wake()`` was called (audio or commands are waiting).
     func transportWoke()
     func transportTimerFired()
+    /// The pacing timer (``WebSocketTransport/schedulePacingTimer(after:)``) fired.
+    func transportPacingTimerFired()
     func transportDidOpen()
     /// The connection failed before it opened: lws's reason and the HTTP status of the upgrade, if any.
     func transportDidFail(reason: String, httpStatus: Int)
@@ -47,6 +49,7 @@ final class WebSocketTransport: @unchecked Sendable {
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private let timer: UnsafeMutablePointer<afe_ws_timer>
+    private let pacingTimer: UnsafeMutablePointer<afe_ws_timer>
     private let running = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -86,6 +89,8 @@ final class WebSocketTransport: @unchecked Sendable {
         protocols[0].rx_buffer_size = 0
         timer = .allocate(capacity: 1)
         timer.initialize(to: afe_ws_timer())
+        pacingTimer = .allocate(capacity: 1)
+        pacingTimer.initialize(to: afe_ws_timer())
         sendCapacity = 64 * 1024
         sendBuffer = .allocate(byteCount: pre + sendCapacity, alignment: 16)
 
@@ -104,6 +109,7 @@ final class WebSocketTransport: @unchecked Sendable {
             free(protocolName)
             protocols.deallocate()
             timer.deallocate()
+            pacingTimer.deallocate()
             sendBuffer.deallocate()
             throw SpeechStreamingError(.connectionFailed, "libwebsockets could not create its context")
         }
@@ -114,6 +120,11 @@ final class WebSocketTransport: @unchecked Sendable {
             guard let user else { return }
             Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().transport?.delegate?.transportTimerFired()
         }
+        pacingTimer.pointee.user = Unmanaged.passUnretained(box).toOpaque()
+        pacingTimer.pointee.fire = { user in
+            guard let user else { return }
+            Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().transport?.delegate?.transportPacingTimerFired()
+        }
     }
 
     deinit {
@@ -123,6 +134,7 @@ final class WebSocketTransport: @unchecked Sendable {
         free(protocolName)
         protocols.deallocate()
         timer.deallocate()
+        pacingTimer.deallocate()
         sendBuffer.deallocate()
         connectSlot.deallocate()
         connectStrings.forEach { free($0) }
@@ -160,7 +172,13 @@ final class WebSocketTransport: @unchecked Sendable {
 
     /// Fires the delegate's timer callback after `delay` (replacing any earlier schedule), or never (nil).
     /// Service thread. The corresponding C functions are `lws_sul_schedule` and `lws_sul_cancel`.
-    func scheduleTimer(after delay: Duration?) {
+    func scheduleTimer(after delay: Duration?) { schedule(timer, after: delay) }
+
+    /// Fires the delegate's pacing callback after `delay` (replacing any earlier schedule), or never (nil).
+    /// Service thread.
+    func schedulePacingTimer(after delay: Duration?) { schedule(pacingTimer, after: delay) }
+
+    private func schedule(_ timer: UnsafeMutablePointer<afe_ws_timer>, after delay: Duration?) {
         guard let delay else { afe_ws_timer_cancel(timer); return }
         let (seconds, attoseconds) = delay.components
         let microseconds = max(1, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
