@@ -33,6 +33,21 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertNoThrow(try make { _ in }())
     }
 
+    /// The defaults the issue and NUI ask for: task-started within 10 s, reconnection off (NUI's
+    /// enable_reconnection), certificates checked against the system store (no CA file), 100 ms frames, a
+    /// bounded replay buffer and a 2× catch-up after a reconnection.
+    func testDefaults() {
+        let options = ConnectionOptions()
+        XCTAssertEqual(options.startTimeout, .seconds(10))
+        XCTAssertEqual(options.finishTimeout, .seconds(10))
+        XCTAssertNil(options.caFilePath)
+        XCTAssertEqual(options.frameDuration, .milliseconds(100))
+        XCTAssertFalse(options.reconnection.isEnabled)
+        XCTAssertEqual(options.reconnection, .disabled)
+        XCTAssertEqual(options.reconnection.replayCapacityBytes, 1 << 20)
+        XCTAssertEqual(options.reconnection.catchUpSpeed, 2)
+    }
+
     func testNLSValuesAreChecked() {
         assertInvalid(try NLSProtocol(NLSConfiguration(url: "ws://h/ws/v1", sampleRate: 44100)), "8000 or 16000")
         assertInvalid(try NLSProtocol(NLSConfiguration(url: "ws://h/ws/v1", maxSentenceSilenceMilliseconds: 9000)),
