@@ -16,8 +16,8 @@ enum ProcessCommand {
         let mic = SampleConversion.int16(from: try micFile.channel(options.channel))
         var reference: [Int16] = []
         options.configuration.mic = .init(sampleRate: micFile.sampleRate)
-        if let path = options.reference {
-            let file = try AudioFile(contentsOf: path)
+        let referenceFile = try options.reference.map { try AudioFile(contentsOf: $0) }
+        if let file = referenceFile {
             reference = SampleConversion.int16(from: try file.channel(0))
             options.configuration.reference = .init(sampleRate: file.sampleRate)
         }
@@ -61,7 +61,7 @@ enum ProcessCommand {
             let frames = (collector.audio.count + outputRate / 100 - 1) / (outputRate / 100)
             try OutputFile.write(Data(collector.vadLabels(frames: frames).utf8), to: path)
         }
-        let report = Report(options: options, mic: micFile, summary: summary, collector: collector,
+        let report = Report(options: options, mic: micFile, reference: referenceFile, summary: summary, collector: collector,
                             wallSeconds: Date().timeIntervalSince(started), cpuSeconds: cpuSeconds)
         if let path = options.report { try OutputFile.write(try report.json(), to: path) }
         print(report.text())
