@@ -74,7 +74,11 @@ final class WebSocketTransport: @unchecked Sendable {
 
     /// Creates the lws context.
     ///
-    /// - Parameter caFilePath: extra trusted CA certificates (PEM); the system store is always loaded.
+    /// - Parameter caFilePath: extra trusted CA certificates (PEM); the system store is always loaded: Debian's
+    ///   lws is built with `LWS_SSL_CLIENT_USE_OS_CA_CERTS`, so every client TLS context gets OpenSSL's default
+    ///   verify paths (`SSL_CTX_set_default_verify_paths`: /etc/ssl/certs, or `SSL_CERT_FILE`/`SSL_CERT_DIR`)
+    ///   unless `LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS` is set, which this never does; and no `LCCSCF_ALLOW_*`
+    ///   flag is ever passed, so verification (host name included) is always on.
     /// - Throws: ``SpeechStreamingError/Code/connectionFailed`` when lws cannot create its context.
     /// The corresponding C function is `lws_create_context`.
     init(caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
