@@ -124,6 +124,22 @@ final class ReconnectionTests: XCTestCase {
         }
     }
 
+    /// The replay buffer is bounded: with room for 0.5 s, a drop 2 s into the stream re-sends at most 0.5 s,
+    /// and the audio it could not keep is counted, not silently lost.
+    func testReplayIsBoundedAndWhatItCannotKeepIsCounted() throws {
+        var options = Self.options
+        options.reconnection.replayCapacityBytes = 16_000
+        let label = "DashScope PCM drop at 2.0 s, replay capacity 0.5 s"
+        let (recorder, session, _) = try streamWithDrop(.dashScope, format: .pcm, dropAfterBytes: 64000, how: "tcp",
+                                                        options: options, label: label)
+        XCTAssertTrue(recorder.errors.isEmpty, "\(label): \(recorder.errors)")
+        let stats = session.statistics
+        XCTAssertEqual(stats.reconnectionAttempts, 1, label)
+        XCTAssertGreaterThan(stats.replayedBytes, 0, label)
+        XCTAssertLessThanOrEqual(stats.replayedBytes, 16_000, "\(label): never more than the capacity")
+        XCTAssertGreaterThan(stats.replayDroppedBytes, 0, "\(label): what did not fit is counted")
+    }
+
     func testGivesUpAfterMaxAttemptsWithoutProgress() throws {
         // Every connection drops after 0.25 s of audio, before any sentence can end.
         let server = try ReferenceServer(["--fault", "close-mid-stream:after_bytes=8000"])
