@@ -13,7 +13,10 @@ final class ReconnectionTests: XCTestCase {
     func streamWithDrop(_ family: WireFamily, format: AudioFormat, dropAfterBytes: Int, how: String,
                         options: ConnectionOptions = ReconnectionTests.options, label: String)
         throws -> (EventRecorder, SpeechStreamingSession, ReferenceServer) {
-        let server = try ReferenceServer(["--fault", "close-mid-stream:after_bytes=\(dropAfterBytes),how=\(how),times=1"])
+        // how: tcp / ws (the server closes), or freeze (the server stops reading and answering, socket left open).
+        let fault = how == "freeze" ? "freeze:after_bytes=\(dropAfterBytes),times=1"
+            : "close-mid-stream:after_bytes=\(dropAfterBytes),how=\(how),times=1"
+        let server = try ReferenceServer(["--fault", fault])
         let session: SpeechStreamingSession
         switch family {
         case .dashScope:
@@ -41,13 +44,13 @@ final class ReconnectionTests: XCTestCase {
     }
 
     func check(_ recorder: EventRecorder, _ session: SpeechStreamingSession, _ server: ReferenceServer,
-               tolerance: Int, label: String) {
+               tolerance: Int, cause: SpeechStreamingError.Code = .connectionClosed, label: String) {
         // The server numbers sentences from 1 again on the new connection, so only word counts compare.
         Deterministic.check(recorder.sentenceEnds, tolerance: tolerance, compareText: false,
                             label: "\(label): every sentence once, ids continue")
         let reconnections = recorder.events.compactMap { if case .reconnecting(let r) = $0 { r } else { nil } }
         XCTAssertEqual(reconnections.map(\.attempt), [1], "\(label)")
-        XCTAssertEqual(reconnections.first?.cause.code, .connectionClosed, "\(label)")
+        XCTAssertEqual(reconnections.first?.cause.code, cause, "\(label)")
         XCTAssertEqual(recorder.events.filter { if case .started = $0 { true } else { false } }.count, 1,
                        "\(label): one .started per caller task")
         let stats = session.statistics
@@ -138,6 +141,20 @@ final class ReconnectionTests: XCTestCase {
         XCTAssertGreaterThan(stats.replayedBytes, 0, label)
         XCTAssertLessThanOrEqual(stats.replayedBytes, 16_000, "\(label): never more than the capacity")
         XCTAssertGreaterThan(stats.replayDroppedBytes, 0, "\(label): what did not fit is counted")
+    }
+
+    /// A server that goes silent mid-stream (stops reading, no pongs) is found by the pings, dropped, and
+    /// replaced: the new task gets the audio since the last sentence end, and no sentence is lost.
+    func testFrozenServerIsReplacedWithoutLosingASentence() throws {
+        var options = Self.options
+        options.pingInterval = .milliseconds(250)
+        options.responseTimeout = .seconds(1)
+        for family in WireFamily.allCases {
+            let label = "\(family) PCM, server frozen at 2.0 s"
+            let (recorder, session, server) = try streamWithDrop(family, format: .pcm, dropAfterBytes: 64000, how: "freeze",
+                                                                 options: options, label: label)
+            check(recorder, session, server, tolerance: 0, cause: .serverNotResponding, label: label)
+        }
     }
 
     func testGivesUpAfterMaxAttemptsWithoutProgress() throws {
