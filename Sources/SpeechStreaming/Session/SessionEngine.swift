@@ -21,7 +21,7 @@ final class SessionEngine: @unchecked Sendable {
     let counters = StatisticsCounters()
     let control: SessionControl
     let delivery: EventDelivery
-    private let wakePending = Atomic<Bool>(false)
+    let wakePending = Atomic<Bool>(false)
     private let wakeThreshold: Int
     private let commands = Locked<[Command]>([])
 
@@ -204,7 +204,7 @@ final class SessionEngine: @unchecked Sendable {
 
     // MARK: Commands
 
-    private func runCommands() {
+    func runCommands() {
         let pending = commands.withLock { queue in
             defer { queue.removeAll() }
             return queue
@@ -251,7 +251,7 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    private func dropStaleAudio() {
+    func dropStaleAudio() {
         let producerEpoch = control.audioEpoch.load(ordering: .acquiring)
         while let record = ring.peek(), record.epoch != taskEpoch || taskEpoch == 0, record.epoch != producerEpoch {
             ring.skip(length: record.length)
@@ -259,7 +259,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// The next frame for the socket: control messages first, then a ping, then replayed and live audio.
-    fileprivate func nextOutgoing() -> OutgoingFrame? {
+    func nextOutgoing() -> OutgoingFrame? {
         if !texts.isEmpty {
             counters.textMessagesSent.wrappingAdd(1, ordering: .relaxed)
             return .text(texts.removeFirst())
@@ -307,38 +307,4 @@ final class SessionEngine: @unchecked Sendable {
         counters.audioBytesSent.wrappingAdd(bytes.count, ordering: .relaxed)
         return .binary(bytes)
     }
-}
-
-extension SessionEngine: WebSocketTransportDelegate {
-    func transportWoke() {
-        wakePending.store(false, ordering: .sequentiallyConsistent)
-        runCommands()
-        if machine.audioMayFlow { transport.requestWrite() } else { dropStaleAudio() }
-    }
-
-    func transportTimerFired() { feed(.tick) }
-
-    func transportPacingTimerFired() { transport.requestWrite() }
-
-    func transportDidOpen() { feed(.connected) }
-
-    func transportDidFail(reason: String, httpStatus: Int) {
-        feed(.connectFailed(ConnectionFailure.error(reason: reason, httpStatus: httpStatus, endpoint: wire.endpoint)))
-    }
-
-    func transportDidReceiveFrame() { feed(.received) }
-
-    func transportDidReceiveOversizedMessage(bytes: Int) {
-        feed(.failure(SpeechStreamingError(.oversizedMessage, "the server sent a message of \(bytes) bytes, "
-                                           + "more than the limit of \(options.maxMessageBytes)")))
-    }
-
-    func transportDidClose(code: Int?, reason: String) {
-        let detail = code.map { " (close code \($0)\(reason.isEmpty ? "" : ": \(reason)"))" } ?? ""
-        feed(.connectionLost(SpeechStreamingError(.connectionClosed, "the connection closed\(detail)")))
-    }
-
-    func transportDidReceiveText(_ text: String) { handleServerMessage(text) }
-
-    func transportNextOutgoing() -> OutgoingFrame? { nextOutgoing() }
 }
