@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .executable(name: "afe", targets: ["afe"]),
     ],
     targets: [
@@ -32,6 +33,7 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
@@ -41,6 +43,10 @@ let package = Package(
         .testTarget(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "VoiceRecognitionTests",
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd"]
         ),
     ],
     cxxLanguageStandard: .cxx14
