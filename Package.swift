@@ -34,7 +34,7 @@ let package = Package(
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",
