@@ -38,7 +38,8 @@ enum StreamCommand {
             throw error
         }
         _ = await printer.value
-        print(StreamReport(summary: summary, audioSeconds: input.micFile.durationSeconds, expected: options.expected).text())
+        print(StreamReport(summary: summary, audioSeconds: input.micFile.durationSeconds, expected: options.expected,
+                           hasReference: options.reference != nil, retried: !options.realtime).text())
     }
 
     /// Prints results as they arrive: final results as lines; partials in place on a terminal, as lines with

@@ -6,6 +6,10 @@ struct StreamReport {
     let summary: RecognitionSummary
     let audioSeconds: Double
     let expected: String?
+    /// Whether a reference was pushed (without one, missing reference is expected, not a drop).
+    let hasReference: Bool
+    /// Whether refused mic pushes were pushed again (files streamed as fast as the service accepts).
+    let retried: Bool
 
     func text() -> String {
         func seconds(_ duration: Duration?) -> String {
@@ -25,13 +29,24 @@ struct StreamReport {
                      + (summary.echoReductionDecibels.map { String(format: "%.1f dB", $0) } ?? "– (no far end)"))
         let segments = summary.speechSegments.map { "\(at($0.startMilliseconds))–\($0.endMilliseconds.map(at) ?? "end") s" }
         lines.append("  speech segments (on-device VAD): " + (segments.isEmpty ? "none" : segments.joined(separator: ", ")))
-        let drops = summary.drops
-        lines.append(drops.isEmpty ? "  drops: none" : "  drops: mic refused \(drops.frontEnd.micRefusedBytes) B, reference dropped "
-                     + "\(drops.frontEnd.referenceDroppedSamples), reference missing \(drops.frontEnd.referenceMissingSamples), "
-                     + "audio not sent \(drops.audioBytesNotSent) B")
+        lines.append("  drops: " + dropsText)
         lines.append("  sent: \(summary.statistics.audioBytesSent) bytes in \(summary.statistics.audioFramesSent) frames")
         lines.append("  timings: started after \(seconds(summary.timeToStart)), completed \(seconds(summary.timeToComplete)) "
                      + "after the end of audio, \(seconds(summary.totalTime)) in all for \(String(format: "%.1f", audioSeconds)) s of audio")
         return lines.joined(separator: "\n")
+    }
+
+    private var dropsText: String {
+        let drops = summary.drops
+        var parts: [String] = []
+        if drops.frontEnd.micRefusedBytes > 0 {
+            parts.append("mic pushes refused \(drops.frontEnd.micRefusedBytes) B" + (retried ? " (pushed again: the service set the pace)" : ""))
+        }
+        if hasReference {
+            if drops.frontEnd.referenceDroppedSamples > 0 { parts.append("reference dropped \(drops.frontEnd.referenceDroppedSamples)") }
+            if drops.frontEnd.referenceMissingSamples > 0 { parts.append("reference missing \(drops.frontEnd.referenceMissingSamples)") }
+        }
+        if drops.audioBytesNotSent > 0 { parts.append("audio not sent \(drops.audioBytesNotSent) B") }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }
