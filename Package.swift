@@ -46,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceRecognitionTests",
-            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd"]
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
     ],
     cxxLanguageStandard: .cxx14
