@@ -56,7 +56,12 @@ final class RecognitionLifecycleTests: XCTestCase {
             Feed.push(core, mic: audio.mic, reference: audio.reference)
             core.cancel(force: false)
             let end = log.waitForEnd()
-            guard case .completed(let summary) = end else { XCTFail("\(wire): ended with \(String(describing: end))"); continue }
+            guard case .completed(let summary) = end else {
+                let names = log.events.map(\.name).filter { !["aec_data", "level", "telemetry"].contains($0) }
+                let drops = log.events.last { if case .drops = $0 { true } else { false } }.map(\.json) ?? "no drops"
+                XCTFail("\(wire): ended with \(String(describing: end)) after \(names); \(core.statistics); \(drops)")
+                continue
+            }
             XCTAssertEqual(summary.ending, .finished, "\(wire)")
             // The user's "Set a timer for ten minutes." (3.03–4.83 s) came back as a final result before completion.
             XCTAssertEqual(log.finals.count, 1, "\(wire): \(log.finals.map(\.text))")
