@@ -48,6 +48,8 @@ let package = Package(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
+        // Runs the built afe binary (next to the test bundle) as a user would.
+        .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),
     ],
     cxxLanguageStandard: .cxx14
 )
