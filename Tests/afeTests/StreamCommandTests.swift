@@ -30,6 +30,19 @@ final class StreamCommandTests: XCTestCase {
         }
     }
 
+    /// --realtime paces the input: 2 s of audio cannot be streamed in less than 2 s (without it, far less).
+    func testRealtimePacesTheInput() throws {
+        let server = try ReferenceServer()
+        let command = try AfeCommand()
+        defer { command.remove() }
+        let mic = try command.sox("nearend_16k.wav", "short.wav", effects: ["trim", "3", "2"])
+        let started = Date()
+        let result = try command.afe(["stream", "--mic", mic, "--url", server.url(), "--realtime", "--no-partials"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 2.0, result.stdout)
+        XCTAssertTrue(result.stdout.contains("drops: none"), result.stdout)
+    }
+
     func testFailuresPrintOneLineAndExitNonZero() throws {
         let server = try ReferenceServer(["--api-key", Self.secret])
         let mic = AfeCommand.vector("nearend_16k.wav")
