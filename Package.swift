@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
     ],
@@ -33,7 +34,8 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
+        .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
             name: "CReferencePipeline",
@@ -53,6 +55,10 @@ let package = Package(
         .testTarget(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "VoiceRecognitionTests",
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
         // Runs the built afe binary (next to the test bundle) as a user would.
         .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),

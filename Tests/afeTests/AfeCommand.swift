@@ -36,9 +36,10 @@ struct AfeCommand {
 
     static func vector(_ name: String) -> String { vectors.appendingPathComponent(name).path }
 
-    /// Runs `afe arguments` with stdout and stderr piped (not a terminal) and stdin from /dev/null.
-    func afe(_ arguments: [String]) throws -> Result {
-        try Self.run(Self.binary, arguments, in: directory)
+    /// Runs `afe arguments` with stdout and stderr piped (not a terminal) and stdin from /dev/null; `environment`
+    /// replaces the test's own (DASHSCOPE_API_KEY and NLS_TOKEN are never inherited).
+    func afe(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try Self.run(Self.binary, arguments, in: directory, environment: environment)
     }
 
     /// Makes `name` from a vector with sox (`effects` e.g. ["trim", "0", "9"]; `options` are sox output options
@@ -51,10 +52,13 @@ struct AfeCommand {
         return output
     }
 
-    static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], in directory: URL,
+                    environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment
+            .filter { $0.key != "DASHSCOPE_API_KEY" && $0.key != "NLS_TOKEN" }.merging(environment) { $1 }
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
         let out = Pipe()
