@@ -101,6 +101,11 @@ extension FrontEnd {
     }
 
     private func appendReference(_ samples: UnsafeBufferPointer<Int16>) {
+        if referenceResync.load(ordering: .acquiring), referenceResync.exchange(false, ordering: .acquiringAndReleasing) {
+            let lagLimit = Self.referenceResyncThresholdMilliseconds * configuration.processingRate / 1000
+            let target = micPosition.load(ordering: .acquiring)
+            if target - references.writePosition > lagLimit { references.advance(to: target) }
+        }
         var offset = 0
         let step = referenceConverter.maximumFrames * referenceConverter.channelCount
         while offset < samples.count {
@@ -130,6 +135,7 @@ extension FrontEnd {
             frame.didAppend(micConverter.convert(UnsafeBufferPointer(rebasing: micScratch[0..<read]), into: frame.freeSpace))
         }
         if processedAny {
+            micPosition.store(chain.framesProcessed * chain.frameLength, ordering: .releasing)
             chain.reportDrops(dropCounts)
             eventChannel.signal()
         }

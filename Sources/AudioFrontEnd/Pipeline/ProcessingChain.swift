@@ -88,14 +88,13 @@ final class ProcessingChain {
         let inputLevel = LevelMeter.rmsDecibels(mic)
         let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
-        telemetry.add(mic: inputLevel, output: outputLevel, reference: LevelMeter.rmsDecibels(UnsafeBufferPointer(reference)),
-                      delay: estimator?.delayMilliseconds, milliseconds: milliseconds)
+        telemetry.add(mic: inputLevel, output: outputLevel, reference: LevelMeter.rmsDecibels(UnsafeBufferPointer(reference)))
         output.process(UnsafeBufferPointer(rebasing: processed[0..<(validCount ?? frameLength)]), position: position)
         framesProcessed += 1
         if framesProcessed % 25 == 0 {
             events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
                                  alignment: alignment.shiftMilliseconds, erle: telemetry.erleDecibels,
-                                 doubleTalk: telemetry.isDoubleTalk, drift: telemetry.driftPartsPerMillion)
+                                 doubleTalk: telemetry.isDoubleTalk, drift: estimator?.driftPartsPerMillion)
             telemetry.startPeriod()
         }
     }

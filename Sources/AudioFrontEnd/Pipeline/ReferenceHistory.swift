@@ -56,6 +56,22 @@ final class ReferenceHistory: @unchecked Sendable {
         written.store(w, ordering: .releasing)
     }
 
+    /// Moves the write position forward to `position` (no-op when already there), the skipped positions
+    /// reading as silence: the reference stream resumes at `position`. Producer thread; real-time safe.
+    func advance(to position: Int) {
+        let w = written.load(ordering: .relaxed)
+        guard position > w else { return }
+        // Silence over the skipped slots (at most the whole ring), then publish the new position.
+        var p = max(w, position - capacity)
+        while p < position {
+            let start = p & mask
+            let n = min(position - p, capacity - start)
+            (storage + start).update(repeating: 0, count: n)
+            p += n
+        }
+        written.store(position, ordering: .releasing)
+    }
+
     /// Copies positions `position ..< position + destination.count` into `destination`; positions not available
     /// read as zero. Marks everything before the end of the range as consumed. Consumer thread; real-time safe.
     func read(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {

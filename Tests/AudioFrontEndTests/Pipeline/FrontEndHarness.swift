@@ -53,3 +53,28 @@ enum FrontEndHarness {
         return collector
     }
 }
+
+extension FrontEndHarness {
+    /// ERLE per run of echo: from sample `start` on, the 10 ms frames (16 kHz) where the echo is present (mic
+    /// above -40 dBFS, 20 dB over the vectors' -60 dBFS noise floor) are taken in runs of `frames`; each run's mic
+    /// power over output power is one figure, with the sample where the run ends. Frames without echo have no
+    /// ERLE (their output is the noise floor), so a wall-clock window holding only the first 50 ms of an
+    /// utterance would measure the noise, not the canceller.
+    static func erlePerEchoRun(mic: [Int16], output: [Int16], start: Int, frames runLength: Int) -> [(end: Int, erle: Double)] {
+        var runs: [(Int, Double)] = []
+        var micSum = 0.0, outputSum = 0.0, frames = 0
+        for frame in (start / 160)..<(min(mic.count, output.count) / 160) {
+            let range = (frame * 160)..<((frame + 1) * 160)
+            let m = SignalMetrics.power(mic, range)
+            guard m > 1e5 else { continue }
+            micSum += m
+            outputSum += SignalMetrics.power(output, range)
+            frames += 1
+            if frames == runLength {
+                runs.append((range.upperBound, SignalMetrics.decibels(micSum / max(outputSum, 1e-10))))
+                (micSum, outputSum, frames) = (0, 0, 0)
+            }
+        }
+        return runs
+    }
+}
