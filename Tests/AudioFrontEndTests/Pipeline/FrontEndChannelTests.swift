@@ -42,14 +42,8 @@ final class FrontEndChannelTests: XCTestCase {
             let input = Self.interleaved(frames: frames, channels: channels)
             let selections: [FrontEndConfiguration.ChannelSelection] = [.downmix] + (0..<channels).map { .channel($0) }
             for selection in selections {
-                var configuration = FrontEndConfiguration()
-                configuration.mic = .init(sampleRate: 16000, channelCount: channels, channelSelection: selection)
-                configuration.echoCancellation = .off
-                configuration.voiceDetection = nil
-                let frontEnd = try FrontEnd(configuration: configuration)
-                let collector = FrontEndCollector()
-                frontEnd.delegate = collector
-                try frontEnd.start()
+                let (frontEnd, collector) = try FrontEndHarness.started(FrontEndHarness.plain(
+                    mic: .init(sampleRate: 16000, channelCount: channels, channelSelection: selection)))
                 Self.pushInRandomPieces(Self.bytes(input), to: frontEnd, seed: seed)
                 let summary = try frontEnd.finish()
                 let label = "\(channels) channels, \(selection), seed \(seed)"
@@ -75,10 +69,7 @@ final class FrontEndChannelTests: XCTestCase {
             for selection in [FrontEndConfiguration.ChannelSelection.downmix, .channel(channels - 1)] {
                 var configuration = FrontEndConfiguration()
                 configuration.mic = .init(sampleRate: 48000, channelCount: channels, channelSelection: selection)
-                let frontEnd = try FrontEnd(configuration: configuration)
-                let collector = FrontEndCollector()
-                frontEnd.delegate = collector
-                try frontEnd.start()
+                let (frontEnd, collector) = try FrontEndHarness.started(configuration)
                 let frames = 48000 + 4799
                 var bytes = Self.bytes(Self.interleaved(frames: frames, channels: channels))
                 bytes += [1, 0, 2] // one and a half samples of a frame that never completes
@@ -95,14 +86,8 @@ final class FrontEndChannelTests: XCTestCase {
 
     /// Sample pushes that end inside a frame keep the partial frame for the next push.
     func testSamplePushesEndingInsideAFrame() throws {
-        var configuration = FrontEndConfiguration()
-        configuration.mic = .init(sampleRate: 16000, channelCount: 4, channelSelection: .channel(2))
-        configuration.echoCancellation = .off
-        configuration.voiceDetection = nil
-        let frontEnd = try FrontEnd(configuration: configuration)
-        let collector = FrontEndCollector()
-        frontEnd.delegate = collector
-        try frontEnd.start()
+        let (frontEnd, collector) = try FrontEndHarness.started(FrontEndHarness.plain(
+            mic: .init(sampleRate: 16000, channelCount: 4, channelSelection: .channel(2))))
         let frames = 1601
         let input = Self.interleaved(frames: frames, channels: 4)
         var offset = 0

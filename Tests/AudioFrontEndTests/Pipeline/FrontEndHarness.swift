@@ -20,6 +20,26 @@ final class FrontEndCollector: FrontEndDelegate, @unchecked Sendable {
 }
 
 enum FrontEndHarness {
+    /// A started front end with a collector as its delegate.
+    static func started(_ configuration: FrontEndConfiguration) throws -> (FrontEnd, FrontEndCollector) {
+        let frontEnd = try FrontEnd(configuration: configuration)
+        let collector = FrontEndCollector()
+        frontEnd.delegate = collector
+        try frontEnd.start()
+        return (frontEnd, collector)
+    }
+
+    /// The default configuration with no stage that changes the audio (echo cancellation, VAD off; noise
+    /// suppression is off by default): at equal rates the output is the mono input, sample for sample.
+    static func plain(mic: FrontEndConfiguration.InputFormat = .init(sampleRate: 16000)) -> FrontEndConfiguration {
+        var configuration = FrontEndConfiguration()
+        configuration.mic = mic
+        configuration.echoCancellation = .off
+        configuration.voiceDetection = nil
+        configuration.noiseSuppression = .off
+        return configuration
+    }
+
     /// Pushes `mic` and `reference` interleaved in `chunk`-sample pieces (reference first, as a device plays
     /// before it hears), finishes, and returns the collector.
     static func run(_ configuration: FrontEndConfiguration, mic: [Int16], reference: [Int16]?, chunk: Int = 160,

@@ -42,10 +42,7 @@ final class FrontEndPlaybackHintTests: XCTestCase {
     /// Pushes the scenario in 10 ms chunks (reference first), calling `setPlaying` at the gap's edges when
     /// `hints` is on. Returns the output.
     static func run(_ s: Scenario, hints: Bool) throws -> [Int16] {
-        let frontEnd = try FrontEnd(configuration: FrontEndConfiguration())
-        let collector = FrontEndCollector()
-        frontEnd.delegate = collector
-        try frontEnd.start()
+        let (frontEnd, collector) = try FrontEndHarness.started(FrontEndConfiguration())
         let chunk = 160
         for offset in stride(from: 0, to: s.mic.count, by: chunk) {
             if hints && offset == s.gap.lowerBound { frontEnd.setPlaying(false) }
