@@ -125,6 +125,10 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         return .ok
     }
 
+    /// One frame with the preprocessor (its overlap-add window spans two frames), else 0 (measured by
+    /// `EchoCancellerTests.testNearEndTalkerPassesEveryCanceller`).
+    public var latencySamples: Int { preprocessor == nil ? 0 : frameLength }
+
     /// speexdsp computes no echo metrics: every field is nil. Real-time safe.
     public func metrics() -> EchoMetrics { EchoMetrics() }
 

@@ -143,6 +143,10 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
     /// The corresponding C function is `afe_apm_get_metrics` (`GetMetrics`, `GetDelayMetrics`).
     public func metrics() -> EchoMetrics { processor.metrics() }
 
+    /// The library's buffering delay at this rate (AEC2 and AECM alike; measured with a silent reference by
+    /// `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
+    public var latencySamples: Int { WebRTCAudioProcessor.latencySamples(sampleRate: sampleRate, echo: true) }
+
     /// Clears the adaptive state and keeps the configuration and the current stream delay. Not real-time safe.
     /// The corresponding C function is `afe_apm_reset` (`Initialize`).
     public func reset() { processor.reset() }

@@ -31,6 +31,9 @@ extension FrontEnd {
                           isPlaying: playing.load(ordering: .acquiring))
             frame.removeFrame()
         }
+        // The stages' latency is compensated: flush the last mic samples' output out of them.
+        waitForRoom()
+        while chain.finishStep(isPlaying: playing.load(ordering: .acquiring)) { waitForRoom() }
         waitForRoom()
         let totalOutput = micConverter.inputCount * configuration.effectiveOutputRate / configuration.mic.sampleRate
         chain.output.finish(totalOutput: totalOutput)

@@ -18,27 +18,35 @@ final class FrontEndEchoTests: XCTestCase {
     private func checkEchoRemoval(delays: [Int]) throws {
         for delay in delays {
             let name = "echo_d\(delay)ms_16k.wav"
-            let (mic, entry) = (try TestVectors.int16(name).samples, try TestVectors.entry(name))
-            let reference = try TestVectors.int16("farend_16k.wav").samples
-            let result = try FrontEndHarness.run(FrontEndConfiguration(), mic: mic, reference: reference)
-            let output = result.audio
-            XCTAssertEqual(output.count, mic.count, "\(name): output count")
-            let echoStart = entry["echo_start_s"] as! Double
-            // ERLE per second from 3 s after the first echo, over seconds with echo present.
-            var worst = Double.infinity
-            var second = echoStart + 3
-            while second + 1 <= 21 {
-                let range = Int(second * 16000)..<Int((second + 1) * 16000)
-                if SignalMetrics.power(mic, range) > 1e4 { // echo present (about -35 dBFS)
-                    let erle = SignalMetrics.erle(mic: mic, output: output, range: range)
-                    if ProcessInfo.processInfo.environment["AFE_VERBOSE"] != nil { print("  \(name) \(second) s: \(erle) dB") }
-                    worst = min(worst, erle)
-                }
-                second += 1
-            }
-            print("delay \(delay) ms: worst 1 s ERLE from 3 s after first echo = \(worst) dB; final delay estimate \(String(describing: result.telemetry.last?.delayMilliseconds))")
-            XCTAssertGreaterThanOrEqual(worst, 25, "\(name): worst one-second ERLE from 3 s after the first echo")
+            let result = try Self.worstERLE(FrontEndConfiguration(), delay: delay)
+            XCTAssertEqual(result.outputCount, result.micCount, "\(name): output count")
+            print("delay \(delay) ms: worst 1 s ERLE from 3 s after first echo = \(result.worst) dB; final delay estimate \(String(describing: result.delayEstimate))")
+            XCTAssertGreaterThanOrEqual(result.worst, 25, "\(name): worst one-second ERLE from 3 s after the first echo")
         }
+    }
+
+    /// Runs `echo_d<delay>ms_16k.wav` through a front end made with `configuration` (no delay given) and
+    /// returns the worst one-second ERLE from 3 s after the first echo, over seconds with echo present.
+    static func worstERLE(_ configuration: FrontEndConfiguration, delay: Int)
+        throws -> (worst: Double, delayEstimate: Double?, outputCount: Int, micCount: Int) {
+        let name = "echo_d\(delay)ms_16k.wav"
+        let (mic, entry) = (try StageRunner.samples(name), try TestVectors.entry(name))
+        let reference = try StageRunner.samples("farend_16k.wav")
+        let result = try FrontEndHarness.run(configuration, mic: mic, reference: reference)
+        let output = result.audio
+        let echoStart = entry["echo_start_s"] as! Double
+        var worst = Double.infinity
+        var second = echoStart + 3
+        while second + 1 <= 21 {
+            let range = Int(second * 16000)..<Int((second + 1) * 16000)
+            if SignalMetrics.power(mic, range) > 1e4 { // echo present (about -35 dBFS)
+                let erle = SignalMetrics.erle(mic: mic, output: output, range: range)
+                if ProcessInfo.processInfo.environment["AFE_VERBOSE"] != nil { print("  \(name) \(second) s: \(erle) dB") }
+                worst = min(worst, erle)
+            }
+            second += 1
+        }
+        return (worst, result.telemetry.last?.delayMilliseconds, output.count, mic.count)
     }
 }
 

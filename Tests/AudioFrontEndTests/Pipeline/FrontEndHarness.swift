@@ -70,6 +70,13 @@ enum FrontEndHarness {
             offset = end
         }
         try frontEnd.finish()
+        if let directory = ProcessInfo.processInfo.environment["AFE_DUMP"] {
+            // Debug aid for sweeps: the output and the telemetry of the last run, for offline analysis.
+            let audio = collector.audio
+            try audio.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: directory + "/output.s16"))
+            let lines = collector.telemetry.map { "\($0.milliseconds) \($0.delayMilliseconds ?? -1) \($0.alignmentMilliseconds)" }
+            try lines.joined(separator: "\n").write(toFile: directory + "/telemetry.txt", atomically: true, encoding: .utf8)
+        }
         return collector
     }
 }
