@@ -80,12 +80,14 @@ final class ProcessingChain {
     func process(frame mic: UnsafeBufferPointer<Int16>, validCount: Int? = nil, isPlaying: Bool) {
         let position = framesProcessed * frameLength
         framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
-        let shift = alignment.shiftSamples
-        references.read(from: position - shift, into: reference)
+        alignment.read(references, at: position, into: reference)
         if let estimator {
             references.peek(from: position, into: unshifted)
             estimator.process(mic: mic, reference: UnsafeBufferPointer(unshifted))
-            if let estimate = estimator.delayMilliseconds { _ = alignment.update(estimateMilliseconds: estimate) }
+            if let estimate = estimator.delayMilliseconds {
+                _ = alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
+                                     frameLength: frameLength)
+            }
         }
         runStages(mic)
         let milliseconds = position * 1000 / sampleRate
@@ -115,7 +117,7 @@ final class ProcessingChain {
             framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
             _ = unshifted.update(repeating: 0)
             flushFrames += 1
-            references.read(from: (framesProcessed + flushFrames) * frameLength - alignment.shiftSamples, into: reference)
+            alignment.read(references, at: (framesProcessed + flushFrames) * frameLength, into: reference)
             runStages(UnsafeBufferPointer(unshifted))
             deliverWholeFrames()
         } else {
