@@ -123,7 +123,9 @@ extension FrontEnd {
         var processedAny = false
         while eventChannel.hasRoomForFrame {
             if frame.hasFrame {
-                chain.process(frame: frame.firstFrame, isPlaying: playing.load(ordering: .acquiring))
+                let isPlaying = playing.load(ordering: .acquiring)
+                references.countsMissing = isPlaying
+                chain.process(frame: frame.firstFrame, isPlaying: isPlaying)
                 frame.removeFrame()
                 processedAny = true
                 continue

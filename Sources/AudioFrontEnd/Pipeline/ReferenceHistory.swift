@@ -14,9 +14,14 @@ final class ReferenceHistory: @unchecked Sendable {
     private let mask: Int
     let capacity: Int
     private let written = Atomic<Int>(0)
+    /// The end of the last range skipped by ``advance(to:)``: silence, not reference, so never counted dropped.
+    private let skippedTo = Atomic<Int>(0)
     private var consumedUpTo = 0
     /// Samples the consumer asked for that had not arrived yet (consumer thread).
     private(set) var missingCount = 0
+    /// Whether reads count missing samples: off while the app says nothing plays (no reference is expected
+    /// then). Consumer thread.
+    var countsMissing = true
     /// Samples overwritten before the consumer used them (consumer thread).
     private(set) var droppedCount = 0
 
@@ -69,6 +74,7 @@ final class ReferenceHistory: @unchecked Sendable {
             (storage + start).update(repeating: 0, count: n)
             p += n
         }
+        skippedTo.store(position, ordering: .relaxed)
         written.store(position, ordering: .releasing)
     }
 
@@ -106,7 +112,8 @@ final class ReferenceHistory: @unchecked Sendable {
         zero(target, from: 0, to: max(0, min(count, validStart - position)))
         zero(target, from: max(0, availableEnd - position), to: count)
         guard accounting else { return }
-        if end > before { missingCount += end - max(position, before, 0) }
+        consumedUpTo = max(consumedUpTo, skippedTo.load(ordering: .relaxed))
+        if end > before && countsMissing { missingCount += end - max(position, before, 0) }
         // Count reference that was overwritten before anyone used it.
         let lostEnd = min(end, after - capacity)
         if lostEnd > consumedUpTo { droppedCount += lostEnd - consumedUpTo }

@@ -41,7 +41,7 @@ final class FrontEndPlaybackHintTests: XCTestCase {
 
     /// Pushes the scenario in 10 ms chunks (reference first), calling `setPlaying` at the gap's edges when
     /// `hints` is on. Returns the output.
-    static func run(_ s: Scenario, hints: Bool) throws -> [Int16] {
+    static func run(_ s: Scenario, hints: Bool) throws -> FrontEndCollector {
         let (frontEnd, collector) = try FrontEndHarness.started(FrontEndConfiguration())
         let chunk = 160
         for offset in stride(from: 0, to: s.mic.count, by: chunk) {
@@ -60,7 +60,7 @@ final class FrontEndPlaybackHintTests: XCTestCase {
             }
         }
         try frontEnd.finish()
-        return collector.audio
+        return collector
     }
 
     /// ERLE per run of `frames` echo frames from `start` (``FrontEndHarness/erlePerEchoRun``), with the run's
@@ -82,7 +82,8 @@ final class FrontEndPlaybackHintTests: XCTestCase {
 
     private func check(hints: Bool, pushSilenceInGap: Bool) throws {
         let s = try Self.scenario(pushSilenceInGap: pushSilenceInGap)
-        let output = try Self.run(s, hints: hints)
+        let result = try Self.run(s, hints: hints)
+        let output = result.audio
         XCTAssertEqual(output.count, s.mic.count)
         let label = hints ? "with play_over/play_start, no reference in the pause" : "no hints, silent reference in the pause"
         // The talker in the pause: the output against the mic over the labelled speech.
@@ -107,6 +108,12 @@ final class FrontEndPlaybackHintTests: XCTestCase {
               + "\(String(format: "%.2f", firstEcho)) s, first quarter second of echo ≥ 25 dB ends at \(pickUp.map { String(format: "%.2f s", $0) } ?? "never"); "
               + "quarter seconds " + quarters.prefix(6).map { String(format: "%.1f", $0.erle) }.joined(separator: " ")
               + "; seconds of echo " + seconds.map { String(format: "%.1f", $0.erle) }.joined(separator: " "))
+        // No reference is expected in the pause: nothing counted missing, no stream of drops events.
+        let drops = result.events.filter { if case .drops = $0 { true } else { false } }.count
+        print("\(label): drops events \(drops), final \(String(describing: result.summary?.drops))")
+        XCTAssertLessThanOrEqual(drops, 1, "\(label): drops events (the summary's, before finished)")
+        XCTAssertEqual(result.summary?.drops.referenceDroppedSamples, 0, "\(label): the skipped pause is not a drop")
+        XCTAssertEqual(result.summary?.drops.referenceMissingSamples, 0, "\(label): nothing missing while nothing plays")
         XCTAssertGreaterThanOrEqual(snr, 20, "\(label): the near-end talker in the pause (output vs mic)")
         XCTAssertGreaterThanOrEqual(seconds.first?.erle ?? 0, 25, "\(label): ERLE over the first second of echo after resuming")
         XCTAssertGreaterThanOrEqual(seconds.map(\.erle).min() ?? 0, 25, "\(label): ERLE over every second of echo after resuming")
