@@ -74,6 +74,12 @@ final class FrontEndPlaybackHintTests: XCTestCase {
         try check(hints: true, pushSilenceInGap: false)
     }
 
+    /// With hints, an app that keeps pushing silent reference in the pause: the reference stream does not lag,
+    /// so play_start leaves the alignment as it was.
+    func testPlayStartKeepsTheAlignmentWhenTheReferenceKeptFlowing() throws {
+        try check(hints: true, pushSilenceInGap: true)
+    }
+
     /// Without hints, an app that keeps pushing silent reference: the canceller adapts on silence and must not
     /// diverge either.
     func testSilentReferenceWithoutHintsNeitherDivergesNorHurtsTheTalker() throws {
@@ -85,7 +91,7 @@ final class FrontEndPlaybackHintTests: XCTestCase {
         let result = try Self.run(s, hints: hints)
         let output = result.audio
         XCTAssertEqual(output.count, s.mic.count)
-        let label = hints ? "with play_over/play_start, no reference in the pause" : "no hints, silent reference in the pause"
+        let label = (hints ? "with play_over/play_start" : "no hints") + (pushSilenceInGap ? ", silent reference in the pause" : ", no reference in the pause")
         // The talker in the pause: the output against the mic over the labelled speech.
         // A canceller may delay its output by a fixed latency: the best lag in 0...200 samples counts.
         var snr = -Double.infinity, bestLag = 0
