@@ -13,7 +13,7 @@ struct ProcessOptions {
 
     static let usage = """
     usage: afe process --mic FILE [--reference FILE] --output FILE [--opus FILE.opus] [--vad-labels FILE.csv]
-                       [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
+                       [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--output-rate HZ]
                        [--delay-ms N|auto] [--channel N] [--report FILE.json]
 
@@ -21,13 +21,15 @@ struct ProcessOptions {
     the reference the device played, and writes the processed audio as 16-bit WAV aligned with the mic input.
     Inputs: any format libsndfile reads (WAV incl. float and 24-bit, FLAC, Ogg, AIFF); multi-channel input uses
     the first channel unless --channel N (1-based) is given.
+    --aec default (the default) is the library's barge-in chain: speex MDF with mild residual-echo suppression,
+    then WebRTC AEC2 at low suppression; --suppression applies to the WebRTC modes.
     """
 
     struct Failure: Error { let message: String }
 
     init(_ arguments: [String]) throws {
         var webRTC = WebRTCEchoCanceller.Configuration()
-        var aec = "webrtc"
+        var aec = "default"
         var i = 0
         func value(_ name: String) throws -> String {
             i += 1
@@ -53,8 +55,8 @@ struct ProcessOptions {
                 guard channel >= 0 else { throw Failure(message: "--channel counts from 1") }
             case "--aec":
                 aec = try value(argument)
-                guard ["webrtc", "webrtc-mobile", "speex", "off"].contains(aec) else {
-                    throw Failure(message: "--aec takes webrtc, webrtc-mobile, speex or off, not '\(aec)'")
+                guard ["default", "webrtc", "webrtc-mobile", "speex", "off"].contains(aec) else {
+                    throw Failure(message: "--aec takes default, webrtc, webrtc-mobile, speex or off, not '\(aec)'")
                 }
             case "--suppression":
                 let level = try value(argument)
@@ -96,7 +98,8 @@ struct ProcessOptions {
         case "webrtc-mobile":
             webRTC.mode = .mobile
             configuration.echoCancellation = .webRTC(webRTC)
-        default: configuration.echoCancellation = .webRTC(webRTC)
+        case "webrtc": configuration.echoCancellation = .webRTC(webRTC)
+        default: break // FrontEndConfiguration.defaultEchoCancellation
         }
         if opus != nil { configuration.encoding = FrontEndConfiguration.Encoding() }
         if reference == nil, aec != "off" { configuration.echoCancellation = .off }

@@ -130,7 +130,7 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// -20 dB otherwise, then WebRTC AEC2 at low suppression with the 48 ms filter for what the linear filter
     /// leaves (onsets after pauses, unconverged bands). Measured at 16 kHz: double talk at SER 0 dB keeps the
     /// talker (magnitude SDR 10 dB over the double-talk spans) and removes far-end-only echo by 31 dB; the worst
-    /// one-second ERLE from 3 s after the first echo is 30-35 dB at delays 0-400 ms. AEC2 alone removes the echo
+    /// one-second ERLE from 3 s after the first echo is 29.9-34.9 dB at delays 0-400 ms. AEC2 alone removes the echo
     /// but deletes the talker in double talk (SDR about 1 dB); speex alone keeps the talker but leaves echo
     /// onsets (worst second 13-22 dB). The stages' latency (speex preprocessor one frame + AEC2 112 samples at
     /// 16 kHz) is compensated by the front end.

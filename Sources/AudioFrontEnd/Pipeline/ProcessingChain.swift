@@ -124,8 +124,8 @@ final class ProcessingChain {
         if compensator.count < owed {
             framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
             _ = unshifted.update(repeating: 0)
-            flushFrames += 1
             references.read(from: (framesProcessed + flushFrames) * frameLength - alignment.shiftSamples, into: reference)
+            flushFrames += 1
             runStages(UnsafeBufferPointer(unshifted))
             deliverWholeFrames()
         } else {
