@@ -42,6 +42,8 @@ let package = Package(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
+        // Runs the built afe binary (next to the test bundle) as a user would.
+        .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),
     ],
     cxxLanguageStandard: .cxx14
 )

@@ -13,21 +13,29 @@ struct ProcessOptions {
 
     static let usage = """
     usage: afe process --mic FILE [--reference FILE] --output FILE [--opus FILE.opus] [--vad-labels FILE.csv]
-                       [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
+                       [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--output-rate HZ]
                        [--delay-ms N|auto] [--channel N] [--report FILE.json]
 
     Runs the front end (echo cancellation, noise suppression, VAD, resampling, Opus) over a microphone file and
-    the reference the device played, and writes the processed audio as 16-bit WAV aligned with the mic input.
-    Inputs: any format libsndfile reads (WAV incl. float and 24-bit, FLAC, Ogg, AIFF); multi-channel input uses
-    the first channel unless --channel N (1-based) is given.
+    the reference the device played, with the library's defaults (barge-in echo chain, NS off, VAD on, 16000 Hz,
+    delay auto).
+    Inputs: any format libsndfile reads (WAV incl. float and 24-bit, FLAC, Ogg, AIFF), mic at 16000-48000 Hz,
+    reference at 8000-48000 Hz; rates and lengths may differ. A multi-channel mic uses its first
+    channel unless --channel N (1-based); the reference uses its first channel.
+    Outputs: --output 16-bit WAV at the processing rate (or --output-rate), aligned sample for sample with the
+    mic (mic samples x output rate / mic rate); --opus Ogg Opus; --vad-labels one line per 10 ms output frame,
+    `frame_index,0|1`; --report JSON (durations, delay estimate over time, echo metrics, VAD segments, drops,
+    processing time and real-time factor). A progress bar shows on a terminal for inputs over 5 s.
+    --aec default (the default) is the library's barge-in chain: speex MDF with mild residual-echo suppression,
+    then WebRTC AEC2 at low suppression; --suppression applies to the WebRTC modes.
     """
 
     struct Failure: Error { let message: String }
 
     init(_ arguments: [String]) throws {
         var webRTC = WebRTCEchoCanceller.Configuration()
-        var aec = "webrtc"
+        var aec = "default"
         var i = 0
         func value(_ name: String) throws -> String {
             i += 1
@@ -53,8 +61,8 @@ struct ProcessOptions {
                 guard channel >= 0 else { throw Failure(message: "--channel counts from 1") }
             case "--aec":
                 aec = try value(argument)
-                guard ["webrtc", "webrtc-mobile", "speex", "off"].contains(aec) else {
-                    throw Failure(message: "--aec takes webrtc, webrtc-mobile, speex or off, not '\(aec)'")
+                guard ["default", "webrtc", "webrtc-mobile", "speex", "off"].contains(aec) else {
+                    throw Failure(message: "--aec takes default, webrtc, webrtc-mobile, speex or off, not '\(aec)'")
                 }
             case "--suppression":
                 let level = try value(argument)
@@ -96,7 +104,8 @@ struct ProcessOptions {
         case "webrtc-mobile":
             webRTC.mode = .mobile
             configuration.echoCancellation = .webRTC(webRTC)
-        default: configuration.echoCancellation = .webRTC(webRTC)
+        case "webrtc": configuration.echoCancellation = .webRTC(webRTC)
+        default: break // FrontEndConfiguration.defaultEchoCancellation
         }
         if opus != nil { configuration.encoding = FrontEndConfiguration.Encoding() }
         if reference == nil, aec != "off" { configuration.echoCancellation = .off }

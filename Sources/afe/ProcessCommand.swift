@@ -5,15 +5,19 @@ import Foundation
 enum ProcessCommand {
     static func run(_ options: ProcessOptions) throws {
         var options = options
+        for path in [options.output, options.opus, options.vadLabels, options.report].compactMap({ $0 }) {
+            try OutputFile.checkWritable(path)
+        }
         let micFile = try AudioFile(contentsOf: options.mic)
+        guard micFile.frameCount > 0 else { throw ProcessOptions.Failure(message: "\(options.mic) holds no audio") }
         guard options.channel < micFile.channelCount else {
             throw ProcessOptions.Failure(message: "--channel \(options.channel + 1): \(options.mic) has \(micFile.channelCount) channel(s)")
         }
         let mic = SampleConversion.int16(from: try micFile.channel(options.channel))
         var reference: [Int16] = []
         options.configuration.mic = .init(sampleRate: micFile.sampleRate)
-        if let path = options.reference {
-            let file = try AudioFile(contentsOf: path)
+        let referenceFile = try options.reference.map { try AudioFile(contentsOf: $0) }
+        if let file = referenceFile {
             reference = SampleConversion.int16(from: try file.channel(0))
             options.configuration.reference = .init(sampleRate: file.sampleRate)
         }
@@ -26,11 +30,14 @@ enum ProcessCommand {
         let progress = Progress(total: mic.count, enabled: isatty(STDERR_FILENO) == 1 && micFile.durationSeconds > 5)
         let step = micFile.sampleRate / 100
         let ratio = Double(options.configuration.reference.sampleRate) / Double(micFile.sampleRate)
+        // A player hands audio to the speaker before its echo reaches the mic: the reference goes 50 ms ahead,
+        // so the reference resampler's look-ahead never leaves the newest positions unwritten.
+        let referenceLead = micFile.sampleRate / 20
         var referenceOffset = 0
         var offset = 0
         while offset < mic.count {
             let end = min(mic.count, offset + step)
-            let referenceEnd = min(reference.count, Int((Double(end) * ratio).rounded()))
+            let referenceEnd = min(reference.count, Int((Double(end + referenceLead) * ratio).rounded()))
             if referenceEnd > referenceOffset {
                 _ = reference[referenceOffset..<referenceEnd].withUnsafeBufferPointer { frontEnd.pushReference(samples: $0) }
                 referenceOffset = referenceEnd
@@ -49,72 +56,14 @@ enum ProcessCommand {
         let cpuSeconds = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
         let outputRate = options.configuration.effectiveOutputRate
         try AudioFile(int16: collector.audio, sampleRate: outputRate).writeWAV(to: options.output)
-        if let path = options.opus {
-            try Data(collector.oggBytes).write(to: URL(fileURLWithPath: path))
-        }
+        if let path = options.opus { try OutputFile.write(Data(collector.oggBytes), to: path) }
         if let path = options.vadLabels {
-            try collector.vadLabels(frames: (collector.audio.count + outputRate / 100 - 1) / (outputRate / 100))
-                .write(toFile: path, atomically: true, encoding: .utf8)
+            let frames = (collector.audio.count + outputRate / 100 - 1) / (outputRate / 100)
+            try OutputFile.write(Data(collector.vadLabels(frames: frames).utf8), to: path)
         }
-        let report = Report(options: options, mic: micFile, summary: summary, collector: collector,
+        let report = Report(options: options, mic: micFile, reference: referenceFile, summary: summary, collector: collector,
                             wallSeconds: Date().timeIntervalSince(started), cpuSeconds: cpuSeconds)
-        if let path = options.report { try report.json().write(to: URL(fileURLWithPath: path)) }
+        if let path = options.report { try OutputFile.write(try report.json(), to: path) }
         print(report.text())
     }
-}
-
-/// Collects the front end's events for the files and the report (drain thread writes, main thread reads after finish).
-final class Collector: FrontEndDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var audio: [Int16] = []
-    private(set) var oggBytes: [UInt8] = []
-    private(set) var segments: [(start: Int, end: Int?)] = []
-    private(set) var telemetry: [EchoTelemetry] = []
-
-    func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
-        lock.withLock {
-            switch event {
-            case .audio(let chunk): audio += chunk.samples
-            case .oggPage(let page): oggBytes += page
-            case .speechStarted(let ms): segments.append((ms, nil))
-            case .speechEnded(let ms): if !segments.isEmpty { segments[segments.count - 1].end = ms }
-            case .telemetry(let t): telemetry.append(t)
-            default: break
-            }
-        }
-    }
-
-    /// One line per 10 ms output frame: `frame_index,0|1`.
-    func vadLabels(frames: Int) -> String {
-        var lines = ""
-        for frame in 0..<frames {
-            let ms = frame * 10
-            let speech = segments.contains { ms >= $0.start && ms < ($0.end ?? Int.max) }
-            lines += "\(frame),\(speech ? 1 : 0)\n"
-        }
-        return lines
-    }
-}
-
-/// A progress bar on a terminal; nothing when output is piped.
-final class Progress {
-    let total: Int
-    let enabled: Bool
-    private var shown = -1
-
-    init(total: Int, enabled: Bool) {
-        self.total = max(1, total)
-        self.enabled = enabled
-    }
-
-    func update(_ done: Int) {
-        guard enabled else { return }
-        let percent = done * 100 / total
-        guard percent != shown else { return }
-        shown = percent
-        let bar = String(repeating: "#", count: percent / 4) + String(repeating: " ", count: 25 - percent / 4)
-        FileHandle.standardError.write("\r[\(bar)] \(percent)%".data(using: .utf8)!)
-    }
-
-    func done() { if enabled { FileHandle.standardError.write("\n".data(using: .utf8)!) } }
 }

@@ -27,6 +27,10 @@ final class ProcessingChain {
     private var emitted = 0
     /// Silent frames run at the end of the stream to flush the stages.
     private var flushFrames = 0
+    private var speechGate = EchoSpeechGate()
+    /// Reference and mic levels (dBFS) of the last frames, by frame number modulo the count, for the speech
+    /// gate once the compensated output of the frame comes out.
+    private let recentLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float)>
     private var framesSincePlayback = Int.max / 2
     private(set) var framesProcessed = 0
     private var telemetry: EchoTelemetryMeter
@@ -54,6 +58,8 @@ final class ProcessingChain {
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         pausedPath = SampleDelay(delay: echoLatency)
         compensator = LatencyCompensator(latency: echoLatency + (noise?.latencySamples ?? 0), frameLength: frameLength)
+        recentLevels = .allocate(capacity: 16)
+        recentLevels.initialize(repeating: (-160, -160))
         reference = .allocate(capacity: frameLength)
         unshifted = .allocate(capacity: frameLength)
         processed = .allocate(capacity: frameLength)
@@ -62,6 +68,7 @@ final class ProcessingChain {
 
     deinit {
         reference.deallocate()
+        recentLevels.deallocate()
         unshifted.deallocate()
         processed.deallocate()
     }
@@ -93,8 +100,10 @@ final class ProcessingChain {
         let milliseconds = position * 1000 / sampleRate
         let inputLevel = LevelMeter.rmsDecibels(mic)
         let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
+        let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
+        recentLevels[framesProcessed % recentLevels.count] = (echo != nil && framesSincePlayback <= tailFrames ? referenceLevel : -160, inputLevel)
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
-        telemetry.add(mic: inputLevel, output: outputLevel, reference: LevelMeter.rmsDecibels(UnsafeBufferPointer(reference)))
+        telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
         deliverWholeFrames()
         framesProcessed += 1
@@ -116,8 +125,8 @@ final class ProcessingChain {
         if compensator.count < owed {
             framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
             _ = unshifted.update(repeating: 0)
-            flushFrames += 1
             alignment.read(references, at: (framesProcessed + flushFrames) * frameLength, into: reference)
+            flushFrames += 1
             runStages(UnsafeBufferPointer(unshifted))
             deliverWholeFrames()
         } else {
@@ -152,7 +161,11 @@ final class ProcessingChain {
     /// Passes every whole compensated frame owed to the output stages.
     private func deliverWholeFrames() {
         while compensator.hasFrame, validInput - emitted >= frameLength {
-            output.process(compensator.first(frameLength), position: emitted)
+            let frame = compensator.first(frameLength)
+            let levels = recentLevels[(emitted / frameLength) % recentLevels.count]
+            let allowed = speechGate.allowsSpeech(reference: levels.reference, mic: levels.mic,
+                                                  output: LevelMeter.rmsDecibels(frame))
+            output.process(frame, position: emitted, speechAllowed: allowed)
             compensator.removeFirst(frameLength)
             emitted += frameLength
         }

@@ -23,7 +23,7 @@ final class FrontEndChannelTests: XCTestCase {
 
     /// Pushes `bytes` in random pieces (odd lengths included, pieces ending inside a sample and inside a frame).
     static func pushInRandomPieces(_ bytes: [UInt8], to frontEnd: FrontEnd, seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         var offset = 0
         while offset < bytes.count {
             let n = min(bytes.count - offset, Int(random.next() % 701))

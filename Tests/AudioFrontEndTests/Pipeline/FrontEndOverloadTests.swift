@@ -31,7 +31,7 @@ final class FrontEndOverloadTests: XCTestCase {
         let input = (0..<count).map { Int16(truncatingIfNeeded: $0 &* 7919 % 65536 - 32768) }
         let bytes = FrontEndChannelTests.bytes(input)
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         var offset = 0, refused = 0, fullPushes = 0
         while offset < bytes.count {
             let n = min(bytes.count - offset, 1 + Int(random.next() % 999))
