@@ -18,6 +18,22 @@ final class FrontEndEchoTests: XCTestCase {
         }
     }
 
+    /// The 48 kHz echo vectors (own room impulse response, 48 kHz mic and reference, processed at 16 kHz):
+    /// echo only, so the VAD on the output starts no speech segment.
+    func testNoSpeechStartOnTheEchoAt48kHz() throws {
+        var configuration = FrontEndConfiguration()
+        configuration.mic = .init(sampleRate: 48000)
+        configuration.reference = .init(sampleRate: 48000)
+        for delay in [0, 40, 120] {
+            let name = "echo_d\(delay)ms_48k.wav"
+            let result = try FrontEndHarness.run(configuration, mic: try StageRunner.samples(name),
+                                                 reference: try StageRunner.samples("farend_48k.wav"), chunk: 480)
+            let starts = result.events.compactMap { if case .speechStarted(let ms) = $0 { ms } else { nil } }
+            print("MEASURED \(name): speech starts \(starts)")
+            XCTAssertEqual(starts, [], "\(name): echo only, yet the VAD started speech (ms)")
+        }
+    }
+
     /// Runs `echo_d<delay>ms_16k.wav` through a front end made with `configuration` (no delay given) and
     /// returns the worst one-second ERLE from 3 s after the first echo, over seconds with echo present.
     static func worstERLE(_ configuration: FrontEndConfiguration, delay: Int)
