@@ -101,15 +101,38 @@ extension FrontEnd {
     }
 
     private func appendReference(_ samples: UnsafeBufferPointer<Int16>) {
+        if referenceResync.load(ordering: .acquiring), referenceResync.exchange(false, ordering: .acquiringAndReleasing) {
+            let lagLimit = Self.referenceResyncThresholdMilliseconds * configuration.processingRate / 1000
+            let target = micPosition.load(ordering: .acquiring)
+            if target - references.writePosition > lagLimit { references.advance(to: target) }
+        }
         var offset = 0
         let step = referenceConverter.maximumFrames * referenceConverter.channelCount
         while offset < samples.count {
             let end = min(samples.count, offset + step)
             let produced = referenceConverter.convert(UnsafeBufferPointer(rebasing: samples[offset..<end]),
                                                       into: referenceScratch)
+            markAudible(UnsafeBufferPointer(rebasing: referenceScratch[0..<produced]), at: references.writePosition)
             references.append(UnsafeBufferPointer(rebasing: referenceScratch[0..<produced]))
             offset = end
         }
+    }
+
+    /// Records where the last audible sample of `samples` (about to be appended at `position`) lies.
+    private func markAudible(_ samples: UnsafeBufferPointer<Int16>, at position: Int) {
+        var last = -1
+        for i in stride(from: samples.count - 1, through: 0, by: -1) where samples[i] > 8 || samples[i] < -8 {
+            last = i
+            break
+        }
+        if last >= 0 { audibleReferenceEnd.store(position + last + 1, ordering: .releasing) }
+    }
+
+    /// Whether the canceller should run for the next frame: the app's hint, and audible reference within the echo's
+    /// reach before the frame (no reference pushed, or only silence, means no echo).
+    func isPlayingNow() -> Bool {
+        guard playing.load(ordering: .acquiring) else { return false }
+        return audibleReferenceEnd.load(ordering: .acquiring) + echoReach >= chain.framesProcessed * chain.frameLength
     }
 
     /// Processes every complete frame the mic ring holds while the event rings have room.
@@ -118,7 +141,8 @@ extension FrontEnd {
         var processedAny = false
         while eventChannel.hasRoomForFrame {
             if frame.hasFrame {
-                chain.process(frame: frame.firstFrame, isPlaying: playing.load(ordering: .acquiring))
+                references.countsMissing = playing.load(ordering: .acquiring)
+                chain.process(frame: frame.firstFrame, isPlaying: isPlayingNow())
                 frame.removeFrame()
                 processedAny = true
                 continue
@@ -130,6 +154,7 @@ extension FrontEnd {
             frame.didAppend(micConverter.convert(UnsafeBufferPointer(rebasing: micScratch[0..<read]), into: frame.freeSpace))
         }
         if processedAny {
+            micPosition.store(chain.framesProcessed * chain.frameLength, ordering: .releasing)
             chain.reportDrops(dropCounts)
             eventChannel.signal()
         }

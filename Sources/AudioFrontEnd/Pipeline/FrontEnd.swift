@@ -29,6 +29,15 @@ public final class FrontEnd: @unchecked Sendable {
     let referenceGate = PushGate()
     let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
     let playing = Atomic<Bool>(true)
+    /// Set by ``setPlaying(_:)`` on play_start; the reference push thread then brings the reference stream up
+    /// to the mic's position if it fell behind (the app pushed no reference while nothing played).
+    let referenceResync = Atomic<Bool>(false)
+    /// Mic samples (processing rate) processed so far; written by the mic side, read by the reference side.
+    let micPosition = Atomic<Int>(0)
+    /// One past the last audible reference sample's position (processing rate); written by the reference side.
+    let audibleReferenceEnd = Atomic<Int>(0)
+    /// How long after the last audible reference its echo can still arrive (the largest delay), samples.
+    let echoReach: Int
     let micRefusedBytes = Atomic<Int>(0)
     var micCarry = ByteCarry()
     var referenceCarry = ByteCarry()
@@ -70,6 +79,10 @@ public final class FrontEnd: @unchecked Sendable {
         referenceScratch = .allocate(capacity: referenceConverter.maximumOutput)
         referenceScratch.initialize(repeating: 0)
         drain = EventDrain(events: eventChannel)
+        switch configuration.alignment {
+        case .automatic(let maximum): echoReach = maximum * rate / 1000
+        case .fixed(let milliseconds): echoReach = (milliseconds + 100) * rate / 1000
+        }
     }
 
     deinit {
@@ -106,8 +119,22 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// Playback hints (NUI's `play_start` / `play_over`): while not playing there is no echo, so the canceller
     /// pauses (after ``FrontEndConfiguration/echoTailAfterPlaybackMilliseconds`` for the room's tail) instead of
-    /// adapting to silence, and resumes where it left off. Any thread; real-time safe.
-    public func setPlaying(_ isPlaying: Bool) { playing.store(isPlaying, ordering: .releasing) }
+    /// adapting to silence, and resumes where it left off. Without hints the front end does the same on its own
+    /// when the pushed reference has been silent (below -72 dBFS) for longer than the largest echo delay.
+    ///
+    /// The app need not push reference while nothing plays. Reference is placed by sample position, so after
+    /// such a gap the reference stream would lag the mic by the gap; on play_start (`true` after `false`) the
+    /// next reference push first advances the reference stream, with silence, to the mic's current position
+    /// when it lags by more than ``referenceResyncThresholdMilliseconds`` (an app that kept pushing silence
+    /// lags by scheduling jitter only, and its alignment is kept). Call it before pushing the new playback's
+    /// reference. Any thread; real-time safe.
+    public func setPlaying(_ isPlaying: Bool) {
+        let was = playing.exchange(isPlaying, ordering: .acquiringAndReleasing)
+        if isPlaying && !was { referenceResync.store(true, ordering: .releasing) }
+    }
+
+    /// How far the reference stream may lag the mic at play_start before it is advanced, ms.
+    public static let referenceResyncThresholdMilliseconds = 200
 
     /// The current delay estimate from reference to echo, ms; nil before the first confident estimate.
     /// Read it from the mic thread or a delegate callback (telemetry carries it too).
