@@ -87,12 +87,14 @@ final class ProcessingChain {
     func process(frame mic: UnsafeBufferPointer<Int16>, validCount: Int? = nil, isPlaying: Bool) {
         let position = framesProcessed * frameLength
         framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
-        let shift = alignment.shiftSamples
-        references.read(from: position - shift, into: reference)
+        alignment.read(references, at: position, into: reference)
         if let estimator {
             references.peek(from: position, into: unshifted)
             estimator.process(mic: mic, reference: UnsafeBufferPointer(unshifted))
-            if let estimate = estimator.delayMilliseconds { _ = alignment.update(estimateMilliseconds: estimate) }
+            if let estimate = estimator.delayMilliseconds {
+                _ = alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
+                                     frameLength: frameLength)
+            }
         }
         runStages(mic)
         let milliseconds = position * 1000 / sampleRate
@@ -101,15 +103,14 @@ final class ProcessingChain {
         let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
         recentLevels[framesProcessed % recentLevels.count] = (echo != nil && framesSincePlayback <= tailFrames ? referenceLevel : -160, inputLevel)
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
-        telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel,
-                      delay: estimator?.delayMilliseconds, milliseconds: milliseconds)
+        telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
         deliverWholeFrames()
         framesProcessed += 1
         if framesProcessed % 25 == 0 {
             events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
                                  alignment: alignment.shiftMilliseconds, erle: telemetry.erleDecibels,
-                                 doubleTalk: telemetry.isDoubleTalk, drift: telemetry.driftPartsPerMillion)
+                                 doubleTalk: telemetry.isDoubleTalk, drift: estimator?.driftPartsPerMillion)
             telemetry.startPeriod()
         }
     }
@@ -124,7 +125,7 @@ final class ProcessingChain {
         if compensator.count < owed {
             framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
             _ = unshifted.update(repeating: 0)
-            references.read(from: (framesProcessed + flushFrames) * frameLength - alignment.shiftSamples, into: reference)
+            alignment.read(references, at: (framesProcessed + flushFrames) * frameLength, into: reference)
             flushFrames += 1
             runStages(UnsafeBufferPointer(unshifted))
             deliverWholeFrames()
