@@ -28,12 +28,12 @@ extension FrontEnd {
             waitForRoom()
             let valid = frame.padToFrame()
             chain.process(frame: frame.firstFrame, validCount: min(valid, frame.frameLength),
-                          isPlaying: isPlayingNow())
+                          isPlaying: playing.load(ordering: .acquiring))
             frame.removeFrame()
         }
         // The stages' latency is compensated: flush the last mic samples' output out of them.
         waitForRoom()
-        while chain.finishStep(isPlaying: isPlayingNow()) { waitForRoom() }
+        while chain.finishStep(isPlaying: playing.load(ordering: .acquiring)) { waitForRoom() }
         waitForRoom()
         let totalOutput = micConverter.inputCount * configuration.effectiveOutputRate / configuration.mic.sampleRate
         chain.output.finish(totalOutput: totalOutput)

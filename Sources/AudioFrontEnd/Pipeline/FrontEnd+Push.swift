@@ -112,27 +112,9 @@ extension FrontEnd {
             let end = min(samples.count, offset + step)
             let produced = referenceConverter.convert(UnsafeBufferPointer(rebasing: samples[offset..<end]),
                                                       into: referenceScratch)
-            markAudible(UnsafeBufferPointer(rebasing: referenceScratch[0..<produced]), at: references.writePosition)
             references.append(UnsafeBufferPointer(rebasing: referenceScratch[0..<produced]))
             offset = end
         }
-    }
-
-    /// Records where the last audible sample of `samples` (about to be appended at `position`) lies.
-    private func markAudible(_ samples: UnsafeBufferPointer<Int16>, at position: Int) {
-        var last = -1
-        for i in stride(from: samples.count - 1, through: 0, by: -1) where samples[i] > 8 || samples[i] < -8 {
-            last = i
-            break
-        }
-        if last >= 0 { audibleReferenceEnd.store(position + last + 1, ordering: .releasing) }
-    }
-
-    /// Whether the canceller should run for the next frame: the app's hint, and audible reference within the echo's
-    /// reach before the frame (no reference pushed, or only silence, means no echo).
-    func isPlayingNow() -> Bool {
-        guard playing.load(ordering: .acquiring) else { return false }
-        return audibleReferenceEnd.load(ordering: .acquiring) + echoReach >= chain.framesProcessed * chain.frameLength
     }
 
     /// Processes every complete frame the mic ring holds while the event rings have room.
@@ -141,8 +123,9 @@ extension FrontEnd {
         var processedAny = false
         while eventChannel.hasRoomForFrame {
             if frame.hasFrame {
-                references.countsMissing = playing.load(ordering: .acquiring)
-                chain.process(frame: frame.firstFrame, isPlaying: isPlayingNow())
+                let isPlaying = playing.load(ordering: .acquiring)
+                references.countsMissing = isPlaying
+                chain.process(frame: frame.firstFrame, isPlaying: isPlaying)
                 frame.removeFrame()
                 processedAny = true
                 continue

@@ -34,10 +34,6 @@ public final class FrontEnd: @unchecked Sendable {
     let referenceResync = Atomic<Bool>(false)
     /// Mic samples (processing rate) processed so far; written by the mic side, read by the reference side.
     let micPosition = Atomic<Int>(0)
-    /// One past the last audible reference sample's position (processing rate); written by the reference side.
-    let audibleReferenceEnd = Atomic<Int>(0)
-    /// How long after the last audible reference its echo can still arrive (the largest delay), samples.
-    let echoReach: Int
     let micRefusedBytes = Atomic<Int>(0)
     var micCarry = ByteCarry()
     var referenceCarry = ByteCarry()
@@ -79,10 +75,6 @@ public final class FrontEnd: @unchecked Sendable {
         referenceScratch = .allocate(capacity: referenceConverter.maximumOutput)
         referenceScratch.initialize(repeating: 0)
         drain = EventDrain(events: eventChannel)
-        switch configuration.alignment {
-        case .automatic(let maximum): echoReach = maximum * rate / 1000
-        case .fixed(let milliseconds): echoReach = (milliseconds + 100) * rate / 1000
-        }
     }
 
     deinit {
@@ -119,8 +111,7 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// Playback hints (NUI's `play_start` / `play_over`): while not playing there is no echo, so the canceller
     /// pauses (after ``FrontEndConfiguration/echoTailAfterPlaybackMilliseconds`` for the room's tail) instead of
-    /// adapting to silence, and resumes where it left off. Without hints the front end does the same on its own
-    /// when the pushed reference has been silent (below -72 dBFS) for longer than the largest echo delay.
+    /// adapting to silence, and resumes where it left off.
     ///
     /// The app need not push reference while nothing plays. Reference is placed by sample position, so after
     /// such a gap the reference stream would lag the mic by the gap; on play_start (`true` after `false`) the
