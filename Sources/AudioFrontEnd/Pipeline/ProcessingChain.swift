@@ -16,6 +16,9 @@ final class ProcessingChain {
     let output: OutputStages
     private let reference: UnsafeMutableBufferPointer<Int16>
     private let unshifted: UnsafeMutableBufferPointer<Int16>
+    /// The mic delayed by ``estimatorLagFrames`` for the delay estimator (see ``process(frame:validCount:isPlaying:)``).
+    private let estimatorMic: SampleDelay
+    private let laggedMic: UnsafeMutableBufferPointer<Int16>
     private let processed: UnsafeMutableBufferPointer<Int16>
     private let tailFrames: Int
     private let compensator: LatencyCompensator
@@ -28,6 +31,8 @@ final class ProcessingChain {
     /// Silent frames run at the end of the stream to flush the stages.
     private var flushFrames = 0
     private var speechGate = EchoSpeechGate()
+    /// How many frames the delay estimator lags the newest mic frame.
+    static let estimatorLagFrames = 2
     /// Reference and mic levels (dBFS) of the last frames, by frame number modulo the count, for the speech
     /// gate once the compensated output of the frame comes out.
     private let recentLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float)>
@@ -57,6 +62,9 @@ final class ProcessingChain {
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         pausedPath = SampleDelay(delay: echoLatency)
+        estimatorMic = SampleDelay(delay: Self.estimatorLagFrames * frameLength)
+        laggedMic = .allocate(capacity: frameLength)
+        laggedMic.initialize(repeating: 0)
         compensator = LatencyCompensator(latency: echoLatency + (noise?.latencySamples ?? 0), frameLength: frameLength)
         recentLevels = .allocate(capacity: 16)
         recentLevels.initialize(repeating: (-160, -160))
@@ -70,6 +78,7 @@ final class ProcessingChain {
         reference.deallocate()
         recentLevels.deallocate()
         unshifted.deallocate()
+        laggedMic.deallocate()
         processed.deallocate()
     }
 
@@ -89,8 +98,12 @@ final class ProcessingChain {
         framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
         alignment.read(references, at: position, into: reference)
         if let estimator {
-            references.peek(from: position, into: unshifted)
-            estimator.process(mic: mic, reference: UnsafeBufferPointer(unshifted))
+            // The estimator looks 20 ms into the past: an app that pushes the reference in step with the mic (or
+            // through a resampler, which holds back a few samples) has not yet delivered the newest reference of
+            // this frame, and zeros there would pull the estimate towards a wrong delay.
+            estimatorMic.process(mic, into: laggedMic)
+            references.peek(from: position - Self.estimatorLagFrames * frameLength, into: unshifted)
+            estimator.process(mic: UnsafeBufferPointer(laggedMic), reference: UnsafeBufferPointer(unshifted))
             if let estimate = estimator.delayMilliseconds {
                 _ = alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
                                      frameLength: frameLength)
