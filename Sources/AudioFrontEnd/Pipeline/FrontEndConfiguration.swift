@@ -120,8 +120,11 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     public var encoding: Encoding?
     /// How much mic audio the front end holds when its event consumer falls behind, ms. Default 2000.
     public var micBufferMilliseconds = 2000
-    /// How much reference history is kept for alignment and late reference, ms (at least 1000). Default 2000.
-    public var referenceWindowMilliseconds = 2000
+    /// How much reference history is kept for alignment and late reference, ms (at least 1000). Default 3500:
+    /// when the event consumer falls behind, mic frames wait in the mic buffer (up to ``micBufferMilliseconds``)
+    /// while the reference keeps arriving, and the reference those frames need (up to the largest echo delay,
+    /// 1000 ms by default, before them) must still be there when they are processed.
+    public var referenceWindowMilliseconds = 3500
     /// How long the echo canceller keeps running after `playOver` for the room's tail, ms. Default 600.
     public var echoTailAfterPlaybackMilliseconds = 600
 
