@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
     ],
@@ -33,6 +34,7 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -45,8 +47,12 @@ let package = Package(
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
         .testTarget(
+            name: "VoiceRecognitionTests",
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd"]
+        ),
+        .testTarget(
             name: "NuiSDKTests",
-            dependencies: ["NuiSDK", "AudioFrontEnd", "SpeechStreaming"]
+            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming"]
         ),
     ],
     cxxLanguageStandard: .cxx14
