@@ -52,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NuiSDKTests",
-            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming"]
+            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming", "AllocationCounter"]
         ),
     ],
     cxxLanguageStandard: .cxx14
