@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",
@@ -48,7 +48,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceRecognitionTests",
-            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd"]
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
         .testTarget(
             name: "NuiSDKTests",
