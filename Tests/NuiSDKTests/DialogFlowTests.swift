@@ -92,7 +92,7 @@ final class DialogFlowTests: XCTestCase {
 
     static func time(_ json: String?) -> Double? {
         guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let payload = object["payload"] as? [String: Any], let ms = payload["time"] as? Int else { return nil }
+              object["event"] as? String == "speech_start", let ms = object["milliseconds"] as? Int else { return nil }
         return Double(ms) / 1000
     }
 
