@@ -7,7 +7,7 @@ bash Scripts/install-dependencies.sh
 bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
 echo "== Concurrency stress test under ThreadSanitizer"
-swift test --sanitize=thread --scratch-path .build/tsan --filter FrontEndConcurrencyTests
+swift test --sanitize=thread --scratch-path .build/tsan --filter 'FrontEndConcurrencyTests|CallbackReentrancyTests|StateTableTests'
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

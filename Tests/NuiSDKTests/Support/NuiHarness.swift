@@ -10,7 +10,7 @@ final class NuiHarness {
     let recorder: NuiRecorder
     let directory: String
 
-    init(printLogs: Bool = false) throws {
+    init(printLogs: Bool = ProcessInfo.processInfo.environment["NUI_TEST_PRINT_LOGS"] != nil) throws {
         recorder = NuiRecorder(nui)
         directory = NSTemporaryDirectory() + "nui-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -101,6 +101,8 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
     var aecCallbackCount: Int { condition.withLock { aecCallbacks } }
     var rms: [Float] { condition.withLock { rmsValues } }
     var pulls: Int { condition.withLock { pullRequests } }
+    /// Whether the pull callback has handed out all of ``pullAudio``.
+    var pulledEverything: Bool { condition.withLock { pullAudio.map { pullOffset >= $0.count } ?? false } }
     func events(_ kind: NuiCallbackEvent) -> [Event] { events.filter { $0.event == kind } }
 
     /// Waits until `match` holds for the recorder; false after `timeout` seconds.
