@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
+        .executable(name: "afe-bench", targets: ["afe-bench"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -38,6 +39,17 @@ let package = Package(
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .target(
+            name: "CReferencePipeline",
+            dependencies: ["CWebRTCAudioProcessing", "CSpeexDSP", "COpus"],
+            path: "Benchmarks/CReferencePipeline",
+            cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]
+        ),
+        .executableTarget(
+            name: "afe-bench",
+            dependencies: ["AudioFrontEnd", "CReferencePipeline", "AllocationCounter"],
+            path: "Benchmarks/afe-bench"
+        ),
         .testTarget(
             name: "AudioFrontEndTests",
             dependencies: ["AudioFrontEnd", "AllocationCounter"]
@@ -54,6 +66,8 @@ let package = Package(
             name: "NuiSDKTests",
             dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming", "AllocationCounter"]
         ),
+        // Runs the built afe binary (next to the test bundle) as a user would.
+        .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),
     ],
     cxxLanguageStandard: .cxx14
 )

@@ -6,6 +6,7 @@ packages=(
   libspeexdsp-dev libwebrtc-audio-processing-dev libsamplerate0-dev libopus-dev libogg-dev libsndfile1-dev
   libwebsockets-dev
   opus-tools sox flite openssl libopus0
+  valgrind
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, runs every Swift test, the concurrency stress test
-# again under ThreadSanitizer, and the reference server's own tests.
+# again under ThreadSanitizer, the benchmark's deterministic figures, and the reference server's own tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
-echo "== Concurrency stress test under ThreadSanitizer"
-swift test --sanitize=thread --scratch-path .build/tsan --filter 'FrontEndConcurrencyTests|CallbackReentrancyTests|StateTableTests'
+echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui's callbacks and state table under ThreadSanitizer"
+swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
+echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
+Benchmarks/callgrind.sh --seconds 3 --check 1.05
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

@@ -26,6 +26,7 @@ from refserver.faults import describe_faults, parse_fault
 from refserver.log import EventLog
 from refserver.nls import NlsSession
 from refserver.routing import Handshake
+from refserver.session import abort_frozen
 
 EPILOG = describe_faults() + """
 
@@ -150,6 +151,7 @@ async def main(args: argparse.Namespace) -> int:
             watch_stdin(loop, stop)
         await stop.wait()
         log.write(0, "stopping")
+        abort_frozen()
     log.close()
     return 0
 

@@ -109,6 +109,21 @@ class TaskFaultTests(unittest.TestCase):
                     await asyncio.wait_for(pong, 2)
             run(scenario())
 
+    def test_freeze_stops_reading_and_answering_pings(self):
+        with s.ServerProcess("--fault", "freeze:after_bytes=6400") as server:
+            async def scenario():
+                async with started_task(server) as (ws, task, _):
+                    await ws.send(s.silence(0.1))
+                    await ws.send(s.silence(0.1))
+                    await asyncio.sleep(0.3)
+                    pong = await ws.ping()
+                    with self.assertRaises(asyncio.TimeoutError):
+                        await asyncio.wait_for(pong, 1.5)
+                    with self.assertRaises(asyncio.TimeoutError):
+                        await asyncio.wait_for(ws.recv(), 0.5)
+                    ws.transport.abort()
+            run(scenario())
+
     def test_no_task_started(self):
         with s.ServerProcess("--fault", "no-task-started") as server:
             async def scenario():

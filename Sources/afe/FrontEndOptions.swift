@@ -42,8 +42,8 @@ struct ArgumentReader {
 /// The front-end options `afe process` and `afe stream` share, and the configuration they make.
 struct FrontEndOptions {
     static let usage = """
-    [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
-    [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
+                       [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
+                       [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
     """
 
     var configuration = FrontEndConfiguration()

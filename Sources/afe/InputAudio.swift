@@ -7,23 +7,19 @@ struct InputAudio {
     let micFile: AudioFile
     let mic: [Int16]
     let reference: [Int16]
+    let referenceFile: AudioFile?
     /// The reference file's rate; nil without a reference.
-    let referenceRate: Int?
+    var referenceRate: Int? { referenceFile?.sampleRate }
 
     init(mic path: String, channel: Int, reference referencePath: String?) throws {
         micFile = try AudioFile(contentsOf: path)
+        guard micFile.frameCount > 0 else { throw ArgumentReader.Failure(message: "\(path) holds no audio") }
         guard channel < micFile.channelCount else {
             throw ArgumentReader.Failure(message: "--channel \(channel + 1): \(path) has \(micFile.channelCount) channel(s)")
         }
         mic = SampleConversion.int16(from: try micFile.channel(channel))
-        if let referencePath {
-            let file = try AudioFile(contentsOf: referencePath)
-            reference = SampleConversion.int16(from: try file.channel(0))
-            referenceRate = file.sampleRate
-        } else {
-            reference = []
-            referenceRate = nil
-        }
+        referenceFile = try referencePath.map { try AudioFile(contentsOf: $0) }
+        reference = try referenceFile.map { SampleConversion.int16(from: try $0.channel(0)) } ?? []
     }
 
     /// Sets the front end's input formats to the files' rates.
@@ -32,7 +28,9 @@ struct InputAudio {
         if let referenceRate { configuration.reference = .init(sampleRate: referenceRate) }
     }
 
-    /// Pushes everything in 10 ms steps, retrying what the front end refuses while its consumer catches up;
+    /// Pushes everything in 10 ms steps, the reference 50 ms ahead of the mic (a player hands audio to the
+    /// speaker before its echo reaches the mic, so the reference resampler's look-ahead never leaves the newest
+    /// positions unwritten), retrying what the front end refuses while its consumer catches up;
     /// with `realtime`, one step per 10 ms of wall-clock time. Stops early when a push finds the front end no
     /// longer running. Returns the mic samples pushed.
     @discardableResult
@@ -41,12 +39,13 @@ struct InputAudio {
               pushMic: (UnsafeBufferPointer<Int16>) -> PushResult) -> Int {
         let step = micFile.sampleRate / 100
         let ratio = Double(referenceRate ?? micFile.sampleRate) / Double(micFile.sampleRate)
+        let referenceLead = micFile.sampleRate / 20
         let begin = ContinuousClock.now
         var referenceOffset = 0
         var offset = 0
         while offset < mic.count {
             let end = min(mic.count, offset + step)
-            let referenceEnd = min(reference.count, Int((Double(end) * ratio).rounded()))
+            let referenceEnd = min(reference.count, Int((Double(end + referenceLead) * ratio).rounded()))
             if referenceEnd > referenceOffset {
                 _ = reference[referenceOffset..<referenceEnd].withUnsafeBufferPointer(pushReference)
                 referenceOffset = referenceEnd

@@ -5,6 +5,7 @@ import Foundation
 struct Report {
     let options: ProcessOptions
     let mic: AudioFile
+    let reference: AudioFile?
     let summary: FrontEndSummary
     let collector: Collector
     let wallSeconds: Double
@@ -35,9 +36,11 @@ struct Report {
     func json() throws -> Data {
         let object: [String: Any] = [
             "mic": ["path": options.mic, "sample_rate": mic.sampleRate, "duration_s": mic.durationSeconds],
-            "reference": options.reference as Any,
+            "reference": reference.map { ["path": options.reference as Any, "sample_rate": $0.sampleRate,
+                                          "duration_s": $0.durationSeconds] } as Any,
             "output": ["path": options.output, "sample_rate": options.configuration.effectiveOutputRate,
-                       "samples": summary.outputSamples, "offset_samples": 0],
+                       "samples": summary.outputSamples, "offset_samples": 0,
+                       "duration_s": Double(summary.outputSamples) / Double(options.configuration.effectiveOutputRate)],
             "delay_estimate_ms": collector.telemetry.map { ["t_ms": $0.milliseconds, "delay_ms": $0.delayMilliseconds as Any,
                                                              "alignment_ms": $0.alignmentMilliseconds] },
             "echo": ["median_erle_db": medianERLE as Any,

@@ -21,8 +21,8 @@ struct StreamOptions {
 
     static let usage = """
     usage: afe stream --mic FILE [--reference FILE] --url URL [--protocol dashscope|nls] [--model NAME]
-                      [--format pcm|opus] [--realtime] [--app-key KEY] [--max-sentence-silence MS]
-                      [--ca-file PEM] [--expected TEXT] [--partials | --no-partials]
+                       [--format pcm|opus] [--realtime] [--app-key KEY] [--max-sentence-silence MS]
+                       [--ca-file PEM] [--expected TEXT] [--partials | --no-partials]
     \(FrontEndOptions.usage)
 
     Runs the whole path, front end → encoder → streaming client, on a microphone file (and the reference the

@@ -15,15 +15,15 @@ do {
         try ProcessCommand.run(try ProcessOptions(Array(arguments.dropFirst())))
     case "stream":
         try await StreamCommand.run(try StreamOptions(Array(arguments.dropFirst())))
-    case "--help", "-h", nil:
+    case "--help", "-h", "help", nil:
         print(topUsage)
     case let other?:
-        throw ArgumentReader.Failure(message: "unknown command '\(other)'\n\(topUsage)")
+        throw ArgumentReader.Failure(message: "unknown command '\(other)' (see afe --help)")
     }
 } catch let failure as ArgumentReader.Failure {
-    let isHelp = failure.message.hasPrefix("usage:")
-    FileHandle.standardError.write(((isHelp ? "" : "afe: ") + failure.message + "\n").data(using: .utf8)!)
-    exit(isHelp ? 0 : 2)
+    if failure.message.hasPrefix("usage:") { print(failure.message); exit(0) } // --help: asked for, so stdout
+    FileHandle.standardError.write(("afe: " + failure.message + "\n").data(using: .utf8)!)
+    exit(2)
 } catch let error as AudioFrontEndError {
     FileHandle.standardError.write("afe: \(error.message)\n".data(using: .utf8)!)
     exit(1)

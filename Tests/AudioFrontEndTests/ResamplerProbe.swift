@@ -97,8 +97,8 @@ enum ResamplerProbe {
     /// 24 tones at fixed pseudo-random frequencies (50–3000 Hz) and phases, evaluated at `rate`: the same
     /// continuous-time signal at any rate, so one rate's samples are the ground truth for a resampled other.
     static func multiTone(rate: Int, seconds: Double) -> [Float] {
-        var generator = SplitMix64(seed: 0xA11_6E5)
-        let tones = (0..<24).map { _ in (50 + 2950 * generator.unit(), 2 * .pi * generator.unit()) }
+        var generator = SeededRandom(seed: 0xA11_6E5)
+        let tones = (0..<24).map { _ in (50 + 2950 * generator.unitDouble(), 2 * .pi * generator.unitDouble()) }
         return (0..<Int(seconds * Double(rate))).map { n in
             let t = Double(n) / Double(rate)
             return Float(tones.reduce(0) { $0 + 0.03 * sin(2 * .pi * $1.0 * t + $1.1) })
@@ -132,18 +132,4 @@ enum ResamplerProbe {
         }
         return (output, shortCalls)
     }
-}
-
-/// A small seeded generator (SplitMix64), so random test inputs are reproducible from a printed seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -18,8 +18,8 @@ final class ResamplerStreamTests: XCTestCase {
     /// exactly floor(n × out / in).
     func testExactCountsOverLongStreamsInRandomChunks() throws {
         print("ResamplerStreamTests seed \(Self.seed) (set AFE_TEST_SEED to repeat)")
-        var random = SplitMix64(seed: Self.seed)
-        let source = (0..<4000).map { _ in Float(random.unit() - 0.5) }
+        var random = SeededRandom(seed: Self.seed)
+        let source = (0..<4000).map { _ in Float(random.unitDouble() - 0.5) }
         var output = [Float](repeating: 0, count: 30000)
         for backend in Self.backends {
             for (inputRate, outputRate) in Self.pairs {
@@ -54,10 +54,10 @@ final class ResamplerStreamTests: XCTestCase {
     /// Random chunks into random (often too small) output room and flushes into small buffers give the same
     /// samples as one call and one flush; a reset stream, and a stream after a flush, start afresh.
     func testChunkedProcessingMatchesOneCall() throws {
-        var random = SplitMix64(seed: Self.seed &+ 1)
+        var random = SeededRandom(seed: Self.seed &+ 1)
         for backend in Self.backends {
             for (inputRate, outputRate) in Self.pairs {
-                let input = (0..<(inputRate * 2)).map { _ in Float(random.unit() - 0.5) * 0.8 }
+                let input = (0..<(inputRate * 2)).map { _ in Float(random.unitDouble() - 0.5) * 0.8 }
                 let resampler = try backend.make(inputRate, outputRate)
                 let label = "\(backend) \(inputRate)→\(outputRate), seed \(Self.seed &+ 1)"
                 let whole = Self.oneCall(resampler, input)
@@ -75,7 +75,7 @@ final class ResamplerStreamTests: XCTestCase {
     /// The int16 paths match the float path to within one step of rounding, with libsamplerate's scratch
     /// (capacity 500 here) forced to work in pieces, and give the same exact counts.
     func testInt16PathsMatchFloatPath() throws {
-        var random = SplitMix64(seed: Self.seed &+ 2)
+        var random = SeededRandom(seed: Self.seed &+ 2)
         for (inputRate, outputRate) in Self.pairs {
             let ints = (0..<inputRate).map { _ in Int16(truncatingIfNeeded: Int(random.next() % 40000) - 20000) }
             let floats = SampleConversion.float(from: ints)
@@ -178,7 +178,7 @@ final class ResamplerStreamTests: XCTestCase {
         return Array(output[0..<moved.produced]) + tail[0..<flushed]
     }
 
-    static func randomChunks(_ resampler: any FlushAccounting, _ input: [Float], _ random: inout SplitMix64) -> [Float] {
+    static func randomChunks(_ resampler: any FlushAccounting, _ input: [Float], _ random: inout SeededRandom) -> [Float] {
         var result: [Float] = []
         var buffer = [Float](repeating: 0, count: 30000)
         var offset = 0, idleCalls = 0

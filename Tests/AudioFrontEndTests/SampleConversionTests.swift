@@ -21,6 +21,20 @@ final class SampleConversionTests: XCTestCase {
         }
     }
 
+    func testVectorBodyMatchesScalarRoundingIncludingTiesAndInfinities() {
+        // Ties (k + 0.5) / 32768 round to even; infinities clip; the vector path must agree with `int16(_:)`.
+        var input: [Float] = (-40...40).map { (Float($0) + 0.5) / 32768 }
+        input += [.infinity, -.infinity, 32767.5 / 32768, -32768.5 / 32768, 1e30, -1e30, .nan]
+        var random = SeededRandom(seed: 7)
+        input += (0..<1000).map { _ in random.uniform() * 1.5 }
+        let out = SampleConversion.int16(from: input)
+        for (i, value) in out.enumerated() {
+            XCTAssertEqual(value, SampleConversion.int16(input[i]), "index \(i), input \(input[i]), seed 7")
+        }
+        XCTAssertEqual(out[40], 0)  // 0.5 rounds to even 0
+        XCTAssertEqual(out[41], 2)  // 1.5 rounds to 2
+    }
+
     func testLevelMeterReadsFullScaleSilenceAndSine() {
         let square = [Int16](repeating: 0, count: 160).enumerated().map { $0.offset % 2 == 0 ? Int16.max : Int16.min }
         let silence = [Int16](repeating: 0, count: 160)

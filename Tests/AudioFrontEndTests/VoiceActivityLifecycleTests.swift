@@ -21,7 +21,7 @@ final class VoiceActivityLifecycleTests: XCTestCase {
         }
     }
 
-    /// `x` plus white noise at `dbfs` RMS from a seeded SplitMix64 (sum of four uniforms).
+    /// `x` plus white noise at `dbfs` RMS from a seeded SeededRandom (sum of four uniforms).
     private func withNoise(_ x: [Int16], dbfs: Double, seed: UInt64) -> [Int16] {
         var state = seed
         func uniform() -> Double {

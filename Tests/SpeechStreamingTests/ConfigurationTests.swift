@@ -29,7 +29,23 @@ final class ConfigurationTests: XCTestCase {
         assertInvalid(try make { $0.connection.frameDuration = .milliseconds(5) }(), "frameDuration")
         assertInvalid(try make { $0.connection.startTimeout = .zero }(), "startTimeout")
         assertInvalid(try make { $0.connection.reconnection.maxAttempts = 0 }(), "maxAttempts")
+        assertInvalid(try make { $0.connection.reconnection.catchUpSpeed = 0.5 }(), "catchUpSpeed")
         XCTAssertNoThrow(try make { _ in }())
+    }
+
+    /// The defaults the issue and NUI ask for: task-started within 10 s, reconnection off (NUI's
+    /// enable_reconnection), certificates checked against the system store (no CA file), 100 ms frames, a
+    /// bounded replay buffer and a 2× catch-up after a reconnection.
+    func testDefaults() {
+        let options = ConnectionOptions()
+        XCTAssertEqual(options.startTimeout, .seconds(10))
+        XCTAssertEqual(options.finishTimeout, .seconds(10))
+        XCTAssertNil(options.caFilePath)
+        XCTAssertEqual(options.frameDuration, .milliseconds(100))
+        XCTAssertFalse(options.reconnection.isEnabled)
+        XCTAssertEqual(options.reconnection, .disabled)
+        XCTAssertEqual(options.reconnection.replayCapacityBytes, 1 << 20)
+        XCTAssertEqual(options.reconnection.catchUpSpeed, 2)
     }
 
     func testNLSValuesAreChecked() {

@@ -150,6 +150,27 @@ final class FaultTests: XCTestCase {
         }
     }
 
+    /// The server stops reading mid-stream (freeze fault: no pongs, TCP back-pressure, socket left open), or
+    /// while no audio flows: the pings find it within the response timeout, and nothing goes out afterwards.
+    func testServerThatStopsReadingIsDetectedWithinTheResponseTimeout() throws {
+        for (fault, streams) in [("freeze:after_bytes=6400", true), ("freeze:after_ms=200", false)] {
+            let server = try ReferenceServer(["--fault", fault])
+            for family in WireFamily.allCases {
+                let run = try FaultRun.start(family, server: server, connection: Self.quick)
+                let began = Date()
+                if streams { run.streamBursts(pause: 0.005) }
+                let error = run.expectError(.serverNotResponding, "\(family) \(fault)", timeout: 10)
+                // Streaming ≈ 0.3 s, then at most the response timeout (1 s) after the last frame received, plus
+                // generous slack for a loaded machine: far below the 10 s a missing timeout would take.
+                let waited = Date().timeIntervalSince(began)
+                XCTAssertLessThan(waited, 4.5, "\(family) \(fault): detected \(waited) s after the start")
+                print("\(family) \(fault): serverNotResponding \(String(format: "%.2f", waited)) s after the start "
+                      + "(response timeout 1 s, ping every 0.25 s; includes 0.3 s of post-error checks)")
+                XCTAssertTrue(error?.message.contains("nothing received") == true, "\(String(describing: error))")
+            }
+        }
+    }
+
     func testCancelAndCloseWhileConnectingNeverHang() throws {
         let listener = try SilentListener()
         for family in WireFamily.allCases {

@@ -101,7 +101,9 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(replay.startMilliseconds, 0)
         replay.trim(throughMilliseconds: 1200)
         XCTAssertEqual(replay.startMilliseconds, 1200)
-        let frames = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100)
+        XCTAssertEqual(replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100).map(\.milliseconds),
+                       Array(repeating: 100, count: 8), "each re-sent frame knows its duration (for pacing)")
+        let frames = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100).map(\.bytes)
         XCTAssertEqual(frames.flatMap { $0 }, Array(audio[38_400...]))
         XCTAssertTrue(frames.allSatisfy { $0.count == 3200 })
         replay.trim(throughMilliseconds: 900)
@@ -113,10 +115,27 @@ final class FramingTests: XCTestCase {
 
     func testPCMReplayIsBoundedAndDropsTheOldestAudio() {
         var replay = ReplayBuffer(format: .pcm, sampleRate: 16000, capacityBytes: 32_000)
-        for _ in 0..<20 { replay.append(AudioFrame(bytes: [UInt8](repeating: 1, count: 3200), pages: [])) }
+        let dropped = (0..<20).map { _ in replay.append(AudioFrame(bytes: [UInt8](repeating: 1, count: 3200), pages: [])) }
+        XCTAssertEqual(dropped, Array(repeating: 0, count: 10) + Array(repeating: 3200, count: 10), "each drop reported")
         XCTAssertEqual(replay.keptBytes, 32_000)
         XCTAssertEqual(replay.droppedBytes, 32_000)
         XCTAssertEqual(replay.startMilliseconds, 1000)
+    }
+
+    /// The catch-up pacer on explicit times: the first frame at once, then no more than 2× real time.
+    func testCatchUpPacerHoldsTheAudioToTheSpeed() {
+        var pacer = CatchUpPacer(start: .seconds(10), speed: 2)
+        XCTAssertNil(pacer.wait(at: .seconds(10)), "the first frame goes at once")
+        pacer.sent(milliseconds: 100)
+        XCTAssertEqual(pacer.wait(at: .seconds(10)), .milliseconds(50))
+        XCTAssertEqual(pacer.wait(at: .milliseconds(10_020)), .milliseconds(30))
+        XCTAssertNil(pacer.wait(at: .milliseconds(10_050)))
+        // Sending whenever allowed for 3 s of wall time moves at most 6 s (+ one frame) of audio.
+        var time = Duration.seconds(10)
+        while time < .seconds(13) {
+            if let wait = pacer.wait(at: time) { time += wait } else { pacer.sent(milliseconds: 100) }
+        }
+        XCTAssertEqual(pacer.sentMilliseconds, 6100, accuracy: 100)
     }
 
     func testOggReplayIsAValidStreamFromTheHeadersOn() throws {
@@ -131,7 +150,7 @@ final class FramingTests: XCTestCase {
         replay.trim(throughMilliseconds: 2500)
         // Page k (from 1) ends at 20 k − 6.5 ms: its granule counts the 312-sample pre-skip.
         XCTAssertEqual(replay.startMilliseconds, 2493, "the last page ending by 2500 ms is page 125")
-        let stream = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100).flatMap { $0 }
+        let stream = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100).flatMap(\.bytes)
         var offset = 0
         var sequence: UInt32 = 0
         var granules: [Int64] = []

@@ -183,6 +183,25 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("gave up after 3 reconnection attempts") == true, "\(String(describing: error))")
     }
 
+    /// A connection lost after stop (while the rest of the audio drains, or after finish went out) restarts
+    /// the task draining: the replay and the queued audio go out, then finish again, and the task completes.
+    func testAStopSurvivesAReconnection() {
+        let lost = SpeechStreamingError(.serverNotResponding, "silent")
+        for lostWhileFinishing in [false, true] {
+            var d = Driver(reconnection: Self.reconnecting)
+            d.streaming()
+            d.feed(.stop)
+            if lostWhileFinishing { XCTAssertEqual(d.feed(.audioDrained), [.sendFinish]) }
+            XCTAssertEqual(d.feed(.connectionLost(lost)).count, 1, "reconnecting")
+            d.advance(to: .seconds(1))
+            d.feed(.connected)
+            XCTAssertEqual(d.feed(.taskStarted), [.beginAudio(replay: true)])
+            XCTAssertTrue(d.machine.isDraining, "finishing \(lostWhileFinishing): the new task drains")
+            XCTAssertEqual(d.feed(.audioDrained), [.sendFinish], "finishing \(lostWhileFinishing): finish goes out again")
+            XCTAssertEqual(d.feed(.taskCompleted), [.endTask, .report(.completed)])
+        }
+    }
+
     func testASentenceEndResetsTheAttemptCount() {
         var d = Driver(reconnection: Self.reconnecting)
         d.streaming()

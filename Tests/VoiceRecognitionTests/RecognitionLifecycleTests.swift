@@ -56,7 +56,12 @@ final class RecognitionLifecycleTests: XCTestCase {
             Feed.push(core, mic: audio.mic, reference: audio.reference)
             core.cancel(force: false)
             let end = log.waitForEnd()
-            guard case .completed(let summary) = end else { XCTFail("\(wire): ended with \(String(describing: end))"); continue }
+            guard case .completed(let summary) = end else {
+                let names = log.events.map(\.name).filter { !["aec_data", "level", "telemetry"].contains($0) }
+                let drops = log.events.last { if case .drops = $0 { true } else { false } }.map(\.json) ?? "no drops"
+                XCTFail("\(wire): ended with \(String(describing: end)) after \(names); \(core.statistics); \(drops)")
+                continue
+            }
             XCTAssertEqual(summary.ending, .finished, "\(wire)")
             // The user's "Set a timer for ten minutes." (3.03–4.83 s) came back as a final result before completion.
             XCTAssertEqual(log.finals.count, 1, "\(wire): \(log.finals.map(\.text))")
@@ -136,6 +141,33 @@ final class RecognitionLifecycleTests: XCTestCase {
         XCTAssertEqual(summary.ending, .finished)
         XCTAssertEqual(summary.frontEnd?.micSamplesPushed, audio.mic.count)
         XCTAssertEqual(log.finals.count, 1)
+    }
+
+    /// Context updates reach the running DashScope task as continue-task; NLS has none (a typed error).
+    func testContextUpdatesReachTheService() throws {
+        let server = try ReferenceServer()
+        guard case .dashScope(var dashScope) = Wire.dashScope.service(server) else { return XCTFail() }
+        dashScope.parameters.model = "fun-asr-realtime" // a model that takes context
+        let core = try RecognitionCore(configuration: RecognitionConfiguration(service: .dashScope(dashScope)))
+        let log = EventLog()
+        log.attach(to: core)
+        try core.start()
+        try core.updateContext([ContextMessage(role: .user, text: "set a timer")])
+        let audio = try Self.audio(seconds: 2)
+        Feed.push(core, mic: audio.mic)
+        XCTAssertNoThrow(try core.finish(), "\(log.events.last.map(\.json) ?? "")")
+        guard case .completed = log.waitForEnd() else { return XCTFail("\(log.events.suffix(2))") }
+        let continued = server.receivedMessages().first { ($0["header"] as? [String: Any])?["action"] as? String == "continue-task" }
+        let context = ((continued?["payload"] as? [String: Any])?["input"] as? [String: Any])?["context"] as? [[String: Any]]
+        XCTAssertEqual((context?.first?["content"] as? [[String: Any]])?.first?["text"] as? String, "set a timer")
+
+        let (nls, _) = try makeCore(server, wire: .nls)
+        try nls.start()
+        XCTAssertThrowsError(try nls.updateContext([ContextMessage(role: .user, text: "x")])) {
+            guard case .service(let error) = $0 as? RecognitionError else { return XCTFail("\($0)") }
+            XCTAssertEqual(error.code, .invalidState)
+        }
+        nls.cancel(force: true)
     }
 
     func testMisuseIsRefusedWithTypedErrors() throws {

@@ -190,14 +190,8 @@ class DashScopeSession(Session):
         except AudioError as error:
             await self.fail("NO_VALID_AUDIO_ERROR", error.message)
             return
-        self.check_pacing(task, now)
+        self.check_pacing(task.first_audio, task.pipeline.audio_ms, now)
         await self.send_events(events)
-
-    def check_pacing(self, task: Task, now: float) -> None:
-        wall_ms = (now - task.first_audio) * 1000.0
-        if task.pipeline.audio_ms > wall_ms * 2 + 2000:
-            self.log.write(self.number, "warning", text=f"audio arrives faster than real time: "
-                           f"{task.pipeline.audio_ms} ms of audio in {wall_ms:.0f} ms")
 
     async def send_events(self, events: list) -> None:
         task = self.task

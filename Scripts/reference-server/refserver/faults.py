@@ -22,6 +22,10 @@ FAULTS: dict[str, dict[str, tuple[type, object, str]]] = {
     "stall": {
         "after_ms": (int, 0, "wall-clock ms after task-started before the server goes silent"),
     },
+    "freeze": {
+        "after_ms": (int, 0, "wall-clock ms after task-started before the server freezes"),
+        "after_bytes": (int, -1, "or: once this many audio bytes arrived (>= 0 overrides after_ms)"),
+    },
     "malformed": {
         "after_ms": (int, 0, "wall-clock ms after task-started"),
         "text": (str, "this is not JSON {", "the text frame to send"),

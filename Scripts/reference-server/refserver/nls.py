@@ -38,6 +38,7 @@ class NlsSession(Session):
         self.message_ids: set[str] = set()
         self.last_data = time.monotonic()
         self.audio_seen = False
+        self.first_audio: float | None = None
 
     # --- deadlines ---------------------------------------------------------------------------------------
     def deadline(self) -> float | None:
@@ -184,11 +185,15 @@ class NlsSession(Session):
         if await self.audio_faults(len(data)):
             return
         self.audio_seen = True
+        now = time.monotonic()
+        if self.first_audio is None:
+            self.first_audio = now
         try:
             events = self.pipeline.feed(data)
         except AudioError as error:
             await self.audio_failed(error)
             return
+        self.check_pacing(self.first_audio, self.pipeline.audio_ms, now)
         await self.send_events(events)
 
     async def send_events(self, events: list) -> None:

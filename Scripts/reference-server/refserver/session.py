@@ -14,6 +14,17 @@ from .faults import ConnectionFaults
 from .log import EventLog, clip
 
 
+# Connections frozen by the freeze fault: they never notice the peer going away, so the server aborts them when it
+# stops (else closing them would wait for a reader that never runs).
+FROZEN: set = set()
+
+
+def abort_frozen() -> None:
+    for ws in list(FROZEN):
+        ws.transport.abort()
+    FROZEN.clear()
+
+
 class Session:
     """One WebSocket connection. Subclasses implement on_text, on_binary, on_deadline and the fault payloads."""
 
@@ -79,6 +90,7 @@ class Session:
                 self.closed = True
                 await self.on_disconnect()
         finally:
+            FROZEN.discard(self.ws)
             self.closed = True
             for timer in list(self.timers):
                 timer.cancel()
@@ -154,6 +166,9 @@ class Session:
         stall = faults.get("stall")
         if stall:
             self.later(stall["after_ms"], self._stall)
+        freeze = faults.get("freeze")
+        if freeze and freeze["after_bytes"] < 0:
+            self.later(freeze["after_ms"], self._freeze)
         malformed = faults.get("malformed")
         if malformed:
             self.later(malformed["after_ms"], lambda: self._send_raw(malformed["text"]))
@@ -165,11 +180,26 @@ class Session:
         self.log.write(self.number, "fault", name="stall")
         self.stalled = True
 
+    async def _freeze(self) -> None:
+        """Stops reading the socket (so pings go unanswered and TCP back-pressure builds) and sends nothing;
+        the connection stays open."""
+        self.log.write(self.number, "fault", name="freeze", bytes=self.connection_bytes)
+        self.stalled = True
+        self.ws.transport.pause_reading()
+        FROZEN.add(self.ws)
+
     async def _send_raw(self, text: str) -> None:
         if self.stalled:
             return
         self.log.write(self.number, "fault-send", size=len(text), text=clip(text, 120))
         await self.ws.send(text)
+
+    def check_pacing(self, first_audio: float, audio_ms: int, now: float) -> None:
+        """Logs a warning when a task's audio runs more than 2 s ahead of twice real time since its first frame."""
+        wall_ms = (now - first_audio) * 1000.0
+        if audio_ms > wall_ms * 2 + 2000:
+            self.log.write(self.number, "warning", text=f"audio arrives faster than real time: "
+                           f"{audio_ms} ms of audio in {wall_ms:.0f} ms")
 
     async def audio_faults(self, size: int) -> bool:
         """Counts audio bytes; fires close-mid-stream / task-failed(after_bytes). True if the frame is consumed."""
@@ -181,6 +211,10 @@ class Session:
                 await self.close(1011, "injected fault: close-mid-stream")
             else:
                 self.abort()
+            return True
+        fault = self.faults.get("freeze")
+        if fault and 0 <= fault["after_bytes"] <= self.connection_bytes and not self.stalled:
+            await self._freeze()
             return True
         fault = self.faults.get("task-failed")
         if fault and 0 <= fault["after_bytes"] <= self.connection_bytes:

@@ -4,12 +4,7 @@
 /// Threading: one thread at a time calls ``process(capture:reference:output:)``; it holds no C state.
 public final class PassthroughEchoCanceller: EchoCanceller, @unchecked Sendable {
     /// Settings of a ``PassthroughEchoCanceller``.
-    public struct Configuration: Sendable, Equatable {
-        /// The rate in Hz: 8000...48000 with a whole number of samples in 10 ms. Default 16000.
-        public var sampleRate: Int = 16000
-
-        public init(sampleRate: Int = 16000) { self.sampleRate = sampleRate }
-    }
+    public typealias Configuration = PassthroughConfiguration
 
     /// The settings the stage was created with.
     public let configuration: Configuration

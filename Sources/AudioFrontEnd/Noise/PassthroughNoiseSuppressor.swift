@@ -3,12 +3,7 @@
 /// Threading: any thread; it holds no state. Real-time safe.
 public final class PassthroughNoiseSuppressor: NoiseSuppressor, @unchecked Sendable {
     /// Settings of a ``PassthroughNoiseSuppressor``.
-    public struct Configuration: Sendable, Equatable {
-        /// The rate in Hz: 8000...48000 with a whole number of samples in 10 ms. Default 16000.
-        public var sampleRate: Int = 16000
-
-        public init(sampleRate: Int = 16000) { self.sampleRate = sampleRate }
-    }
+    public typealias Configuration = PassthroughConfiguration
 
     /// The settings the stage was created with.
     public let configuration: Configuration

@@ -15,19 +15,27 @@ final class EventChannel: @unchecked Sendable {
     private let semaphore: UnsafeMutablePointer<sem_t>
     /// Room one frame's events need at most.
     let recordsPerFrame = 16
+    /// Records of an average frame: level and audio every frame, a packet (and a page) every other, telemetry
+    /// every 25th; speech and drops now and then.
+    static let typicalRecordsPerFrame = 4
     let samplesPerFrame: Int
     let bytesPerFrame: Int
 
+    /// The rings are sized for `frames` frames of typical events, and each frame must find room for its worst
+    /// case (``recordsPerFrame``, `outputSamplesPerFrame`, `bytesPerFrame`) before it is processed. Sizing the
+    /// record and byte rings for the worst case of every frame made them 2.5 MiB per front end, all of it
+    /// resident once the indices had wrapped.
     /// - Parameters:
-    ///   - frames: how many frames of events the rings hold.
+    ///   - frames: how many frames of typical events the rings hold.
     ///   - outputSamplesPerFrame: the most output samples one frame yields.
-    ///   - bytesPerFrame: the most encoded bytes one frame yields (packet plus page headers).
-    init(frames: Int, outputSamplesPerFrame: Int, bytesPerFrame: Int) {
+    ///   - bytesPerFrame: the most encoded bytes one frame yields (packet plus page headers); 0 without encoding.
+    ///   - typicalBytesPerFrame: the encoded bytes of an average frame (from the bitrate, with headroom).
+    init(frames: Int, outputSamplesPerFrame: Int, bytesPerFrame: Int, typicalBytesPerFrame: Int) {
         samplesPerFrame = outputSamplesPerFrame
         self.bytesPerFrame = bytesPerFrame
-        records = SPSCRing(minimumCapacity: frames * recordsPerFrame)
+        records = SPSCRing(minimumCapacity: max(4 * recordsPerFrame, frames * Self.typicalRecordsPerFrame))
         samples = SPSCRing(minimumCapacity: frames * outputSamplesPerFrame)
-        bytes = SPSCRing(minimumCapacity: max(1, frames * bytesPerFrame))
+        bytes = SPSCRing(minimumCapacity: max(1, 4 * bytesPerFrame, frames * typicalBytesPerFrame))
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
     }

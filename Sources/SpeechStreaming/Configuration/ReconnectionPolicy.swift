@@ -17,17 +17,24 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// Longest wait. Default 8 s.
     public var maxDelay: Duration
     /// Most audio kept for re-sending (bytes of PCM or Ogg pages). Default 1 MiB (32 s of 16 kHz PCM);
-    /// older audio is dropped first.
+    /// older audio is dropped first (counted in ``SessionStatistics/replayDroppedBytes``).
     public var replayCapacityBytes: Int
+    /// After a reconnection, the re-sent audio and the audio queued behind it go out at most this many
+    /// times faster than real time (the first frame at once), until the queue is empty; then audio flows
+    /// as the caller sends it. Default 2: the services ask for about real-time rate, and a 2× catch-up is
+    /// the burst their guidance tolerates.
+    public var catchUpSpeed: Double
 
     public init(isEnabled: Bool = false, maxAttempts: Int = 5, initialDelay: Duration = .milliseconds(500),
-                multiplier: Double = 2, maxDelay: Duration = .seconds(8), replayCapacityBytes: Int = 1 << 20) {
+                multiplier: Double = 2, maxDelay: Duration = .seconds(8), replayCapacityBytes: Int = 1 << 20,
+                catchUpSpeed: Double = 2) {
         self.isEnabled = isEnabled
         self.maxAttempts = maxAttempts
         self.initialDelay = initialDelay
         self.multiplier = multiplier
         self.maxDelay = maxDelay
         self.replayCapacityBytes = replayCapacityBytes
+        self.catchUpSpeed = catchUpSpeed
     }
 
     /// No reconnection (the default).
@@ -48,6 +55,9 @@ public struct ReconnectionPolicy: Sendable, Equatable {
               replayCapacityBytes >= 0 else {
             throw SpeechStreamingError(.invalidConfiguration,
                                        "reconnection needs maxAttempts ≥ 1, multiplier ≥ 1 and 0 ≤ initialDelay ≤ maxDelay")
+        }
+        guard catchUpSpeed >= 1, catchUpSpeed.isFinite else {
+            throw SpeechStreamingError(.invalidConfiguration, "reconnection catchUpSpeed must be at least 1")
         }
     }
 }

@@ -21,7 +21,7 @@ final class SessionEngine: @unchecked Sendable {
     let counters = StatisticsCounters()
     let control: SessionControl
     let delivery: EventDelivery
-    private let wakePending = Atomic<Bool>(false)
+    let wakePending = Atomic<Bool>(false)
     private let wakeThreshold: Int
     private let commands = Locked<[Command]>([])
 
@@ -34,7 +34,9 @@ final class SessionEngine: @unchecked Sendable {
     var taskEpoch: UInt32 = 0
     private var assembler: FrameAssembler
     var replay: ReplayBuffer
-    private var replayQueue: [[UInt8]] = []
+    private var replayQueue: [(bytes: [UInt8], milliseconds: Int)] = []
+    /// Set while a restarted task catches up after a reconnection.
+    private var pacer: CatchUpPacer?
     private var texts: [String] = []
     private var pingPending = false
     private let frameBytes: Int
@@ -144,9 +146,11 @@ final class SessionEngine: @unchecked Sendable {
             pingPending = true
             transport.requestWrite()
         case .beginAudio(let isReplay):
+            pacer = nil
             if isReplay {
                 replayQueue = replay.replayFrames(frameBytes: frameBytes, frameMilliseconds: frameMilliseconds)
                 sentences.resume(atMilliseconds: replay.startMilliseconds)
+                pacer = CatchUpPacer(start: now, speed: options.reconnection.catchUpSpeed)
             }
             sendContext()
             transport.requestWrite()
@@ -176,6 +180,8 @@ final class SessionEngine: @unchecked Sendable {
         assembler.reset()
         replay.reset()
         replayQueue = []
+        pacer = nil
+        transport.schedulePacingTimer(after: nil)
         texts = []
         pingPending = false
     }
@@ -198,7 +204,7 @@ final class SessionEngine: @unchecked Sendable {
 
     // MARK: Commands
 
-    private func runCommands() {
+    func runCommands() {
         let pending = commands.withLock { queue in
             defer { queue.removeAll() }
             return queue
@@ -245,7 +251,7 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    private func dropStaleAudio() {
+    func dropStaleAudio() {
         let producerEpoch = control.audioEpoch.load(ordering: .acquiring)
         while let record = ring.peek(), record.epoch != taskEpoch || taskEpoch == 0, record.epoch != producerEpoch {
             ring.skip(length: record.length)
@@ -253,7 +259,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// The next frame for the socket: control messages first, then a ping, then replayed and live audio.
-    fileprivate func nextOutgoing() -> OutgoingFrame? {
+    func nextOutgoing() -> OutgoingFrame? {
         if !texts.isEmpty {
             counters.textMessagesSent.wrappingAdd(1, ordering: .relaxed)
             return .text(texts.removeFirst())
@@ -263,16 +269,25 @@ final class SessionEngine: @unchecked Sendable {
             return .ping
         }
         guard machine.audioMayFlow else { return nil }
+        if let wait = pacer?.wait(at: now) {
+            transport.schedulePacingTimer(after: wait)
+            return nil
+        }
         if !replayQueue.isEmpty {
-            let bytes = replayQueue.removeFirst()
-            counters.replayedBytes.wrappingAdd(bytes.count, ordering: .relaxed)
-            return binary(bytes)
+            let frame = replayQueue.removeFirst()
+            pacer?.sent(milliseconds: Double(frame.milliseconds))
+            counters.replayedBytes.wrappingAdd(frame.bytes.count, ordering: .relaxed)
+            return binary(frame.bytes)
         }
         pullAudio()
         if let frame = assembler.nextFrame(draining: machine.isDraining) {
-            if options.reconnection.isEnabled { replay.append(frame) }
+            if options.reconnection.isEnabled {
+                counters.replayDroppedBytes.wrappingAdd(replay.append(frame), ordering: .relaxed)
+            }
+            pacer?.sent(milliseconds: milliseconds(of: frame))
             return binary(frame.bytes)
         }
+        pacer = nil // caught up: from here on, audio flows as the caller sends it
         if machine.isDraining {
             feed(.audioDrained)
             if !texts.isEmpty { return nextOutgoing() }
@@ -280,41 +295,16 @@ final class SessionEngine: @unchecked Sendable {
         return nil
     }
 
+    /// The audio a frame holds: PCM by its length, Ogg by its audio pages' times.
+    private func milliseconds(of frame: AudioFrame) -> Double {
+        let audio = frame.pages.filter { !$0.isHeader && !$0.isOpaque }
+        if let first = audio.first, let last = audio.last { return Double(last.endMilliseconds - first.startMilliseconds) }
+        return wire.format == .pcm ? Double(frame.bytes.count / 2) * 1000 / Double(wire.sampleRate) : 0
+    }
+
     private func binary(_ bytes: [UInt8]) -> OutgoingFrame {
         counters.audioFramesSent.wrappingAdd(1, ordering: .relaxed)
         counters.audioBytesSent.wrappingAdd(bytes.count, ordering: .relaxed)
         return .binary(bytes)
     }
-}
-
-extension SessionEngine: WebSocketTransportDelegate {
-    func transportWoke() {
-        wakePending.store(false, ordering: .sequentiallyConsistent)
-        runCommands()
-        if machine.audioMayFlow { transport.requestWrite() } else { dropStaleAudio() }
-    }
-
-    func transportTimerFired() { feed(.tick) }
-
-    func transportDidOpen() { feed(.connected) }
-
-    func transportDidFail(reason: String, httpStatus: Int) {
-        feed(.connectFailed(ConnectionFailure.error(reason: reason, httpStatus: httpStatus, endpoint: wire.endpoint)))
-    }
-
-    func transportDidReceiveFrame() { feed(.received) }
-
-    func transportDidReceiveOversizedMessage(bytes: Int) {
-        feed(.failure(SpeechStreamingError(.oversizedMessage, "the server sent a message of \(bytes) bytes, "
-                                           + "more than the limit of \(options.maxMessageBytes)")))
-    }
-
-    func transportDidClose(code: Int?, reason: String) {
-        let detail = code.map { " (close code \($0)\(reason.isEmpty ? "" : ": \(reason)"))" } ?? ""
-        feed(.connectionLost(SpeechStreamingError(.connectionClosed, "the connection closed\(detail)")))
-    }
-
-    func transportDidReceiveText(_ text: String) { handleServerMessage(text) }
-
-    func transportNextOutgoing() -> OutgoingFrame? { nextOutgoing() }
 }

@@ -169,15 +169,12 @@ struct SessionMachine {
         return [.connect]
     }
 
+    /// Remembers the stop for the whole task, so a task restarted after a reconnection (even one lost while
+    /// draining or finishing) drains and finishes again instead of streaming forever.
     private mutating func stop(_ now: Duration) -> [Action] {
-        switch phase {
-        case .streaming:
-            phase = .draining
-        case .awaitingConnection, .waitingToReconnect, .starting:
-            stopRequested = true
-        case .idle, .draining, .finishing:
-            break
-        }
+        guard phase != .idle else { return [] }
+        stopRequested = true
+        if phase == .streaming { phase = .draining }
         return []
     }
 

@@ -14,6 +14,9 @@ public struct SessionStatistics: Sendable, Equatable {
     public var reconnectionAttempts: Int
     /// Audio bytes re-sent after reconnections.
     public var replayedBytes: Int
+    /// Audio bytes dropped from the replay buffer because more than its capacity went out without a
+    /// sentence end (that audio could not be re-sent after a reconnection).
+    public var replayDroppedBytes: Int
 }
 
 /// The atomics behind ``SessionStatistics``; written on the network thread.
@@ -23,6 +26,7 @@ final class StatisticsCounters: Sendable {
     let textMessagesSent = Atomic<Int>(0)
     let reconnectionAttempts = Atomic<Int>(0)
     let replayedBytes = Atomic<Int>(0)
+    let replayDroppedBytes = Atomic<Int>(0)
 
     func snapshot(overruns: Int) -> SessionStatistics {
         SessionStatistics(audioFramesSent: audioFramesSent.load(ordering: .relaxed),
@@ -30,6 +34,7 @@ final class StatisticsCounters: Sendable {
                           textMessagesSent: textMessagesSent.load(ordering: .relaxed),
                           overruns: overruns,
                           reconnectionAttempts: reconnectionAttempts.load(ordering: .relaxed),
-                          replayedBytes: replayedBytes.load(ordering: .relaxed))
+                          replayedBytes: replayedBytes.load(ordering: .relaxed),
+                          replayDroppedBytes: replayDroppedBytes.load(ordering: .relaxed))
     }
 }

@@ -7,6 +7,8 @@ protocol WebSocketTransportDelegate: AnyObject {
     /// ``WebSocketTransport/wake()`` was called (audio or commands are waiting).
     func transportWoke()
     func transportTimerFired()
+    /// The pacing timer (``WebSocketTransport/schedulePacingTimer(after:)``) fired.
+    func transportPacingTimerFired()
     func transportDidOpen()
     /// The connection failed before it opened: lws's reason and the HTTP status of the upgrade, if any.
     func transportDidFail(reason: String, httpStatus: Int)
@@ -47,6 +49,7 @@ final class WebSocketTransport: @unchecked Sendable {
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private let timer: UnsafeMutablePointer<afe_ws_timer>
+    private let pacingTimer: UnsafeMutablePointer<afe_ws_timer>
     private let running = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -71,7 +74,11 @@ final class WebSocketTransport: @unchecked Sendable {
 
     /// Creates the lws context.
     ///
-    /// - Parameter caFilePath: extra trusted CA certificates (PEM); the system store is always loaded.
+    /// - Parameter caFilePath: extra trusted CA certificates (PEM); the system store is always loaded: Debian's
+    ///   lws is built with `LWS_SSL_CLIENT_USE_OS_CA_CERTS`, so every client TLS context gets OpenSSL's default
+    ///   verify paths (`SSL_CTX_set_default_verify_paths`: /etc/ssl/certs, or `SSL_CERT_FILE`/`SSL_CERT_DIR`)
+    ///   unless `LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS` is set, which this never does; and no `LCCSCF_ALLOW_*`
+    ///   flag is ever passed, so verification (host name included) is always on.
     /// - Throws: ``SpeechStreamingError/Code/connectionFailed`` when lws cannot create its context.
     /// The corresponding C function is `lws_create_context`.
     init(caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
@@ -86,6 +93,8 @@ final class WebSocketTransport: @unchecked Sendable {
         protocols[0].rx_buffer_size = 0
         timer = .allocate(capacity: 1)
         timer.initialize(to: afe_ws_timer())
+        pacingTimer = .allocate(capacity: 1)
+        pacingTimer.initialize(to: afe_ws_timer())
         sendCapacity = 64 * 1024
         sendBuffer = .allocate(byteCount: pre + sendCapacity, alignment: 16)
 
@@ -104,6 +113,7 @@ final class WebSocketTransport: @unchecked Sendable {
             free(protocolName)
             protocols.deallocate()
             timer.deallocate()
+            pacingTimer.deallocate()
             sendBuffer.deallocate()
             throw SpeechStreamingError(.connectionFailed, "libwebsockets could not create its context")
         }
@@ -114,6 +124,11 @@ final class WebSocketTransport: @unchecked Sendable {
             guard let user else { return }
             Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().transport?.delegate?.transportTimerFired()
         }
+        pacingTimer.pointee.user = Unmanaged.passUnretained(box).toOpaque()
+        pacingTimer.pointee.fire = { user in
+            guard let user else { return }
+            Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().transport?.delegate?.transportPacingTimerFired()
+        }
     }
 
     deinit {
@@ -123,6 +138,7 @@ final class WebSocketTransport: @unchecked Sendable {
         free(protocolName)
         protocols.deallocate()
         timer.deallocate()
+        pacingTimer.deallocate()
         sendBuffer.deallocate()
         connectSlot.deallocate()
         connectStrings.forEach { free($0) }
@@ -160,7 +176,13 @@ final class WebSocketTransport: @unchecked Sendable {
 
     /// Fires the delegate's timer callback after `delay` (replacing any earlier schedule), or never (nil).
     /// Service thread. The corresponding C functions are `lws_sul_schedule` and `lws_sul_cancel`.
-    func scheduleTimer(after delay: Duration?) {
+    func scheduleTimer(after delay: Duration?) { schedule(timer, after: delay) }
+
+    /// Fires the delegate's pacing callback after `delay` (replacing any earlier schedule), or never (nil).
+    /// Service thread.
+    func schedulePacingTimer(after delay: Duration?) { schedule(pacingTimer, after: delay) }
+
+    private func schedule(_ timer: UnsafeMutablePointer<afe_ws_timer>, after delay: Duration?) {
         guard let delay else { afe_ws_timer_cancel(timer); return }
         let (seconds, attoseconds) = delay.components
         let microseconds = max(1, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)

@@ -8,7 +8,7 @@ final class FrontEndAccountingTests: XCTestCase {
     func testOutputCountIsExactForOddByteChunksAndRates() throws {
         var generator = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &generator)
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         for (micRate, processingRate, outputRate) in [(44100, 16000, 16000), (48000, 16000, 8000), (16000, 16000, 48000),
                                                       (22050, 48000, 16000)] {
             var configuration = FrontEndConfiguration()

@@ -4,18 +4,18 @@ import Foundation
 enum SignalMetrics {
     /// Mean power (mean square) of `x[range]`, on the int16 or float scale the caller uses.
     static func power<T: BinaryInteger>(_ x: [T], _ range: Range<Int>? = nil) -> Double {
-        let r = range ?? 0..<x.count
-        guard !r.isEmpty else { return 0 }
-        var sum = 0.0
-        for i in r { let v = Double(x[i]); sum += v * v }
-        return sum / Double(r.count)
+        power(count: x.count, range) { Double(x[$0]) }
     }
 
     static func power(_ x: [Float], _ range: Range<Int>? = nil) -> Double {
-        let r = range ?? 0..<x.count
+        power(count: x.count, range) { Double(x[$0]) }
+    }
+
+    private static func power(count: Int, _ range: Range<Int>?, _ sample: (Int) -> Double) -> Double {
+        let r = range ?? 0..<count
         guard !r.isEmpty else { return 0 }
         var sum = 0.0
-        for i in r { let v = Double(x[i]); sum += v * v }
+        for i in r { let v = sample(i); sum += v * v }
         return sum / Double(r.count)
     }
 
@@ -29,23 +29,19 @@ enum SignalMetrics {
     /// Signal-to-noise (distortion) ratio in dB of `test` against `reference` over `range`:
     /// power of the reference over power of (test - reference).
     static func snr<T: BinaryInteger>(reference: [T], test: [T], range: Range<Int>? = nil) -> Double {
-        let r = range ?? 0..<min(reference.count, test.count)
-        var signal = 0.0, noise = 0.0
-        for i in r {
-            let s = Double(reference[i]), d = Double(test[i]) - s
-            signal += s * s
-            noise += d * d
-        }
-        return decibels(signal / max(noise, 1e-10))
+        snr(range ?? 0..<min(reference.count, test.count)) { (Double(reference[$0]), Double(test[$0])) }
     }
 
     static func snr(reference: [Float], test: [Float], range: Range<Int>? = nil) -> Double {
-        let r = range ?? 0..<min(reference.count, test.count)
+        snr(range ?? 0..<min(reference.count, test.count)) { (Double(reference[$0]), Double(test[$0])) }
+    }
+
+    private static func snr(_ range: Range<Int>, _ pair: (Int) -> (Double, Double)) -> Double {
         var signal = 0.0, noise = 0.0
-        for i in r {
-            let s = Double(reference[i]), d = Double(test[i]) - s
+        for i in range {
+            let (s, t) = pair(i)
             signal += s * s
-            noise += d * d
+            noise += (t - s) * (t - s)
         }
         return decibels(signal / max(noise, 1e-10))
     }

@@ -56,7 +56,7 @@ struct SyntheticEcho {
 }
 
 /// A small deterministic generator (SplitMix64), so failures can be reproduced from the printed seed.
-struct SeededRandom {
+struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
 
@@ -72,4 +72,6 @@ struct SeededRandom {
     mutating func unit() -> Float { Float(next() >> 40) / Float(1 << 24) }
     /// Uniform in [-1, 1).
     mutating func uniform() -> Float { unit() * 2 - 1 }
+    /// Uniform in [0, 1) at double precision.
+    mutating func unitDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -1,0 +1,70 @@
+import AllocationCounter
+import AudioFrontEnd
+import CReferencePipeline
+
+/// `afe-bench instructions`: runs one pipeline (ours or C) over the input with the measured frames inside
+/// `afe_bench_measured`, so `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=afe_bench_measured`
+/// counts exactly those frames on the calling thread (Benchmarks/callgrind.sh).
+enum Instructions {
+    static func run(pipeline: String, input: BenchmarkInput, warmupFrames: Int) throws {
+        var configuration = ReferenceConfiguration.ours()
+        if pipeline == "ours-automatic" { configuration.alignment = .automatic(maximumDelayMilliseconds: 1000) }
+        let n = input.frameLength
+        let frames = input.frameCount
+        var failures = 0
+        switch pipeline {
+        case "ours", "ours-automatic":
+            let frontEnd = try FrontEnd(configuration: configuration)
+            let counter = EventCounter()
+            frontEnd.delegate = counter
+            try frontEnd.start()
+            try input.mic.withUnsafeBufferPointer { mic in
+                try input.reference.withUnsafeBufferPointer { reference in
+                    func frame(_ i: Int) {
+                        let r = frontEnd.pushReference(samples: UnsafeBufferPointer(rebasing: reference[(i * n)..<(i * n + n)]))
+                        let m = frontEnd.pushMic(samples: UnsafeBufferPointer(rebasing: mic[(i * n)..<(i * n + n)]))
+                        if r.accepted != n || m.accepted != n { failures += 1 }
+                    }
+                    for i in 0..<warmupFrames { frame(i) }
+                    try measured { for i in warmupFrames..<frames { frame(i) } }
+                }
+            }
+            try frontEnd.finish()
+        case "c":
+            let c = try CPipeline(ReferenceConfiguration.c(matching: configuration))
+            try input.mic.withUnsafeBufferPointer { mic in
+                try input.reference.withUnsafeBufferPointer { reference in
+                    func frame(_ i: Int) {
+                        if c.process(mic, reference, frame: i, length: n, times: nil) < 0 { failures += 1 }
+                    }
+                    for i in 0..<warmupFrames { frame(i) }
+                    try measured { for i in warmupFrames..<frames { frame(i) } }
+                }
+            }
+        default:
+            throw BenchmarkError("--pipeline must be ours, ours-automatic or c, not \(pipeline)")
+        }
+        guard failures == 0 else { throw BenchmarkError("\(failures) frames were refused or failed") }
+        print("measured_frames \(frames - warmupFrames)")
+        print("allocations \(allocations)")
+    }
+
+    /// Heap allocations on this thread inside the last ``measured(_:)``.
+    nonisolated(unsafe) private static var allocations: Int64 = 0
+
+    /// Runs `body` inside `afe_bench_measured`, counting this thread's heap allocations in `body` only (not the
+    /// box and closure context set up around it).
+    private static func measured(_ body: () -> Void) throws {
+        withoutActuallyEscaping(body) { body in
+            final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
+            let box = Box(body)
+            afe_bench_measured({ context in
+                let body = Unmanaged<Box>.fromOpaque(context!).takeUnretainedValue().body
+                afe_allocation_counter_start()
+                body()
+                Instructions.allocations = afe_allocation_counter_stop()
+            }, Unmanaged.passUnretained(box).toOpaque())
+            withExtendedLifetime(box) {}
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+
+/// `afe stream` as a user runs it: the built binary against the reference server.
+final class StreamCommandTests: XCTestCase {
+    static let secret = "sk-cli-secret-5151"
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> AfeCommand.Result {
+        let command = try AfeCommand()
+        defer { command.remove() }
+        return try command.afe(arguments, environment: environment)
+    }
+
+    func testStreamPrintsResultsThenTheSummary() throws {
+        let server = try ReferenceServer(["--api-key", Self.secret])
+        for (wire, url, format) in [("dashscope", server.url(), "pcm"), ("nls", server.url("/ws/v1"), "opus")] {
+            let result = try run(["stream", "--mic", AfeCommand.vector("doubletalk_ser-5db_16k.wav"),
+                                  "--reference", AfeCommand.vector("farend_16k.wav"), "--url", url, "--protocol", wire,
+                                  "--format", format, "--app-key", "appkey", "--expected", "alpha bravo"],
+                                 environment: ["DASHSCOPE_API_KEY": Self.secret, "NLS_TOKEN": Self.secret])
+            let label = "\(wire) \(format): \(result.stdout) \(result.stderr)"
+            XCTAssertEqual(result.status, 0, label)
+            XCTAssertTrue(result.stdout.contains("  started (task "), label)
+            let finals = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  [") }
+            XCTAssertGreaterThanOrEqual(finals.count, 3, label)
+            for line in ["summary:", "echo delay found: 120 ms", "drops: none", "word error rate against the expected text:"] {
+                XCTAssertTrue(result.stdout.contains(line), "\(line) missing: \(label)")
+            }
+            XCTAssertFalse(result.stdout.contains(Self.secret) || result.stderr.contains(Self.secret), "the key was printed")
+        }
+    }
+
+    /// --realtime paces the input: 2 s of audio cannot be streamed in less than 2 s (without it, far less).
+    func testRealtimePacesTheInput() throws {
+        let server = try ReferenceServer()
+        let command = try AfeCommand()
+        defer { command.remove() }
+        let mic = try command.sox("nearend_16k.wav", "short.wav", effects: ["trim", "3", "2"])
+        let started = Date()
+        let result = try command.afe(["stream", "--mic", mic, "--url", server.url(), "--realtime", "--no-partials"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 2.0, result.stdout)
+        XCTAssertTrue(result.stdout.contains("drops: none"), result.stdout)
+    }
+
+    func testFailuresPrintOneLineAndExitNonZero() throws {
+        let server = try ReferenceServer(["--api-key", Self.secret])
+        let mic = AfeCommand.vector("nearend_16k.wav")
+        let wrongKey = try run(["stream", "--mic", mic, "--url", server.url()], environment: ["DASHSCOPE_API_KEY": "sk-wrong-key-0000"])
+        XCTAssertEqual(wrongKey.status, 1, wrongKey.stderr)
+        XCTAssertTrue(wrongKey.stderr.hasPrefix("afe: ") && wrongKey.stderr.contains("unauthorized"), wrongKey.stderr)
+        XCTAssertFalse(wrongKey.stderr.contains("sk-wrong-key-0000") || wrongKey.stdout.contains("sk-wrong-key-0000"))
+        server.stop()
+        let refused = try run(["stream", "--mic", mic, "--url", server.url()])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("connectionRefused"), refused.stderr)
+        let cases: [([String], String)] = [
+            (["stream", "--mic", mic], "--url URL is required"),
+            (["stream", "--mic", mic, "--url", "ws://127.0.0.1:1/", "--api-key", "x"], "set DASHSCOPE_API_KEY"),
+            (["stream", "--mic", mic, "--url", "wss://dashscope.example/x"], "set DASHSCOPE_API_KEY"),
+            (["stream", "--mic", mic, "--url", "ws://127.0.0.1:1/", "--format", "mp3"], "--format takes pcm or opus"),
+            (["stream", "--mic", "missing.wav", "--url", "ws://127.0.0.1:1/"], "missing.wav"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(arguments)
+            XCTAssertNotEqual(result.status, 0, "\(arguments)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        let help = try run(["stream", "--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.hasPrefix("usage: afe stream"), help.stdout)
+    }
+}
