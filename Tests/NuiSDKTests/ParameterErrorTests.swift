@@ -106,6 +106,7 @@ final class ParameterErrorTests: XCTestCase {
             ("sample_rate 8000 with VAD", NuiHarness.recognitionParameters(sampleRate: 8000, top: ["enable_aec": false]),
              .NUI_ERR_UNSUPPORTED_SAMPLE_RATE, "nls_config.sample_rate"),
             ("sample_rate 96000", nls("sample_rate", 96000), .NUI_ERR_UNSUPPORTED_SAMPLE_RATE, "nls_config.sample_rate"),
+            ("sample_rate 22050", nls("sample_rate", 22050), .NUI_ERR_UNSUPPORTED_SAMPLE_RATE, "nls_config.sample_rate"),
             ("semantic_punctuation_enabled x", nls("semantic_punctuation_enabled", "x"), .NUI_ERR_INVALID_PARAMETER_VALUE, "semantic_punctuation_enabled"),
             ("semantic_punctuation_enabled 5", nls("semantic_punctuation_enabled", 5), .NUI_ERR_INVALID_PARAMETER_TYPE, "semantic_punctuation_enabled"),
             ("max_sentence_silence 100", nls("max_sentence_silence", 100), .NUI_ERR_INVALID_PARAMETER_VALUE, "max_sentence_silence"),

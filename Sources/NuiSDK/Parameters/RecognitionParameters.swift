@@ -11,7 +11,7 @@ import SpeechStreaming
 /// |---|---|---|---|
 /// | `model` | string | DashScope | – |
 /// | `sr_format` | `pcm` or `opus` | yes | – (`opus`: the SDK encodes the PCM it gets as Ogg Opus) |
-/// | `sample_rate` | int | yes | DashScope 8000…48000, NLS 8000 or 16000; not 8000 with AEC or VAD on |
+/// | `sample_rate` | int | yes | DashScope 8000 or 16000…48000 (whole 10 ms frames), NLS 8000 or 16000; not 8000 with AEC or VAD on |
 /// | `semantic_punctuation_enabled` | flag | no | service default (false) |
 /// | `max_sentence_silence` | int ms | no | 200…6000, service default 1300 (NLS 800) |
 /// | `multi_threshold_mode_enabled` | flag | no | service default (false) |
@@ -82,6 +82,9 @@ struct RecognitionParameters: Equatable {
         }
         if sampleRate != 8000 && !(16000...48000).contains(sampleRate) {
             throw refuse("must be 8000 or 16000…48000 Hz, not \(sampleRate)")
+        }
+        if sampleRate % 100 != 0 {
+            throw refuse("must hold a whole number of samples in 10 ms (e.g. 16000, 44100, 48000), not \(sampleRate)")
         }
     }
 
