@@ -41,7 +41,10 @@ FAR_LEVEL_DBFS = -20.0        # active speech level of the far end as played (th
 ECHO_GAIN_DB = -3.0           # echo path gain applied after the impulse response (direct path tap = 1)
 RT60_S = 0.25
 IR_LENGTH_S = 0.35
-DIRECT_TO_REVERBERANT_DB = 6.0
+DIRECT_TO_REVERBERANT_DB = 6.0   # direct energy / (early reflections + diffuse tail) energy
+EARLY_REFLECTIONS = [(1.9, 0.45), (3.7, -0.35), (6.1, 0.3), (9.4, -0.22), (13.2, 0.18)]  # (ms, relative gain)
+EARLY_FRACTION = 0.3          # share of the reverberant energy in the early reflections; the rest is the tail
+TAIL_START_S = 0.004          # the diffuse tail starts 4 ms after the direct path
 NOISE_DBFS = -60.0            # RMS of the pink background noise in echo and double-talk mics
 DOUBLETALK_DELAY_MS = 120
 ACTIVITY_REL_DB = -40.0       # a 10 ms frame is active when its RMS is within 40 dB of the utterance's loudest frame
@@ -167,20 +170,32 @@ def place(utterances, rate, duration):
 
 
 def impulse_response(rate, seed):
+    """Direct path (tap 0, gain 1), five early reflections, then a diffuse tail: Gaussian noise from 4 ms whose
+    amplitude decays 60 dB in RT60_S. The reverberant energy (reflections + tail) is set by
+    DIRECT_TO_REVERBERANT_DB, of which EARLY_FRACTION goes to the reflections and the rest to the tail."""
     rng = np.random.default_rng(seed)
     n = int(IR_LENGTH_S * rate)
     t = np.arange(n) / rate
-    h = np.zeros(n)
+    reflections = np.zeros(n)
+    for delay_ms, gain in EARLY_REFLECTIONS:
+        reflections[int(round(delay_ms * rate / 1000))] += gain * (0.8 + 0.4 * rng.random())
+    tail = rng.standard_normal(n) * np.exp(-3 * np.log(10) * t / RT60_S)  # amplitude -60 dB at RT60
+    tail[:int(round(TAIL_START_S * rate))] = 0
+    reverberant = 10 ** (-DIRECT_TO_REVERBERANT_DB / 10)  # direct energy is 1
+    h = reflections * np.sqrt(EARLY_FRACTION / np.sum(reflections ** 2))
+    h += tail * np.sqrt((1 - EARLY_FRACTION) / np.sum(tail ** 2))
+    h *= np.sqrt(reverberant / np.sum(h ** 2))  # exact DRR (reflections and tail overlap from 4 ms)
     h[0] = 1.0  # direct path
-    for delay_ms, gain in [(1.9, 0.45), (3.7, -0.35), (6.1, 0.3), (9.4, -0.22), (13.2, 0.18)]:
-        h[int(round(delay_ms * rate / 1000))] += gain * (0.8 + 0.4 * rng.random())
-    tail_start = int(round(0.004 * rate))
-    tail = rng.standard_normal(n) * np.exp(-3 * np.log(10) * t / RT60_S)  # -60 dB at RT60
-    tail[:tail_start] = 0
-    reflections = np.sum(h[1:] ** 2)
-    tail_energy = 10 ** (-DIRECT_TO_REVERBERANT_DB / 10) - reflections  # direct/(reflections+tail) = DRR
-    h += tail * np.sqrt(max(tail_energy, 0) / np.sum(tail ** 2))
     return h
+
+
+def decay_time(h, rate):
+    """RT60 measured back from the impulse response: Schroeder backward integral, line fit from -5 to -35 dB."""
+    edc = np.cumsum(h[::-1] ** 2)[::-1]
+    edc_db = 10 * np.log10(edc / edc[0])
+    sel = (edc_db <= -5) & (edc_db >= -35)
+    slope = np.polyfit(np.flatnonzero(sel) / rate, edc_db[sel], 1)[0]
+    return -60 / slope
 
 
 def convolve(x, h):
@@ -318,7 +333,10 @@ def main():
 
     # 3. Room and echo.
     irs = {16000: impulse_response(16000, SEEDS["ir16"]), 48000: impulse_response(48000, SEEDS["ir48"])}
-    room = {"rt60_s": RT60_S, "ir_length_s": IR_LENGTH_S, "direct_path_ms": 0.0,
+    rt60_measured = {rate: round(decay_time(h, rate), 3) for rate, h in irs.items()}
+    room = {"rt60_s": RT60_S,
+            "ir_length_s": IR_LENGTH_S, "direct_path_ms": 0.0, "early_reflection_energy_fraction": EARLY_FRACTION,
+            "tail_start_ms": TAIL_START_S * 1000,
             "direct_to_reverberant_db": DIRECT_TO_REVERBERANT_DB, "echo_gain_db": ECHO_GAIN_DB,
             "noise_dbfs": NOISE_DBFS, "noise": "pink"}
 
@@ -342,7 +360,7 @@ def main():
             ref_level = db(np.mean(frame_rms(reference, rate)[activity(reference, rate, -40.0, -70.0)] ** 2))
             writer.write(f"echo_d{delay}ms_{name_rate}.wav", mic, rate, "mic", reference=f"farend_{name_rate}.wav",
                          delay_ms=delay, echo_start_s=echo_start, echo_active_level_dbfs=round(echo_level, 2),
-                         erl_db=round(ref_level - echo_level, 2), **room)
+                         erl_db=round(ref_level - echo_level, 2), rt60_measured_s=rt60_measured[rate], **room)
 
     # 4a. Double talk at delay 120 ms, 16 kHz.
     echo = echo_of(far16, 16000, DOUBLETALK_DELAY_MS)
@@ -359,7 +377,7 @@ def main():
         writer.write(f"doubletalk_ser{ser}db_16k.wav", mic, 16000, "mic", reference="farend_16k.wav",
                      clean_nearend="nearend_16k.wav", delay_ms=DOUBLETALK_DELAY_MS, ser_db=float(ser),
                      ser_db_measured=round(measured, 4), speech=speech, doubletalk=doubletalk,
-                     farend_only=farend_only, nearend_only=nearend_only,
+                     farend_only=farend_only, nearend_only=nearend_only, rt60_measured_s=rt60_measured[16000],
                      **dict(room, echo_gain_db=round(ECHO_GAIN_DB + 20 * np.log10(g), 3)))
 
     # 4b. Near end in noise: pink + babble.

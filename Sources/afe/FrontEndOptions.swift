@@ -42,7 +42,7 @@ struct ArgumentReader {
 /// The front-end options `afe process` and `afe stream` share, and the configuration they make.
 struct FrontEndOptions {
     static let usage = """
-                       [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
+                       [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
     """
 
@@ -50,7 +50,7 @@ struct FrontEndOptions {
     /// The mic file's channel, 0-based.
     var channel = 0
     private var webRTC = WebRTCEchoCanceller.Configuration()
-    private var aec = "webrtc"
+    private var aec = "default"
 
     /// Takes `option` (and its value) when it is a front-end option; returns false otherwise.
     mutating func parse(_ option: String, _ reader: inout ArgumentReader) throws -> Bool {
@@ -59,7 +59,7 @@ struct FrontEndOptions {
             channel = try reader.integer(option) - 1
             guard channel >= 0 else { throw ArgumentReader.Failure(message: "--channel counts from 1") }
         case "--aec":
-            aec = try reader.choice(option, ["webrtc", "webrtc-mobile", "speex", "off"])
+            aec = try reader.choice(option, ["default", "webrtc", "webrtc-mobile", "speex", "off"])
         case "--suppression":
             let levels: [String: WebRTCEchoCanceller.Configuration.SuppressionLevel] = ["low": .low, "moderate": .moderate, "high": .high]
             webRTC.suppressionLevel = levels[try reader.choice(option, ["low", "moderate", "high"])]!
@@ -109,7 +109,8 @@ struct FrontEndOptions {
         case "webrtc-mobile":
             webRTC.mode = .mobile
             configuration.echoCancellation = .webRTC(webRTC)
-        default: configuration.echoCancellation = .webRTC(webRTC)
+        case "webrtc": configuration.echoCancellation = .webRTC(webRTC)
+        default: break // FrontEndConfiguration.defaultEchoCancellation
         }
         if !hasReference { configuration.echoCancellation = .off }
     }

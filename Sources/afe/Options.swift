@@ -22,7 +22,8 @@ struct ProcessOptions {
     \(FrontEndOptions.usage)
 
     Runs the front end (echo cancellation, noise suppression, VAD, resampling, Opus) over a microphone file and
-    the reference the device played, with the library's defaults (webrtc AEC, NS off, VAD on, 16000 Hz, delay auto).
+    the reference the device played, with the library's defaults (barge-in echo chain, NS off, VAD on, 16000 Hz,
+    delay auto).
     Inputs: any format libsndfile reads (WAV incl. float and 24-bit, FLAC, Ogg, AIFF), mic at 16000-48000 Hz,
     reference at 8000-48000 Hz; rates and lengths may differ. A multi-channel mic uses its first
     channel unless --channel N (1-based); the reference uses its first channel.
@@ -30,6 +31,8 @@ struct ProcessOptions {
     mic (mic samples x output rate / mic rate); --opus Ogg Opus; --vad-labels one line per 10 ms output frame,
     `frame_index,0|1`; --report JSON (durations, delay estimate over time, echo metrics, VAD segments, drops,
     processing time and real-time factor). A progress bar shows on a terminal for inputs over 5 s.
+    --aec default (the default) is the library's barge-in chain: speex MDF with mild residual-echo suppression,
+    then WebRTC AEC2 at low suppression; --suppression applies to the WebRTC modes.
     """
 
     typealias Failure = ArgumentReader.Failure

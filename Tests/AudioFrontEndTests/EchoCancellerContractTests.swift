@@ -235,3 +235,38 @@ final class EchoCancellerContractTests: XCTestCase {
         }
     }
 }
+
+extension EchoCancellerContractTests {
+    /// Each backend's declared `latencySamples` is the lag at which its output best matches a speech-like input
+    /// passed with a silent reference (echo cancellers) or alone (noise suppressors), at every rate.
+    func testDeclaredLatencyIsMeasured() throws {
+        for rate in [8000, 16000, 32000, 48000] {
+            let input = SyntheticEcho(sampleRate: rate, seconds: 3, delayMilliseconds: 0).reference
+            let silent = [Int16](repeating: 0, count: input.count)
+            let probe = [(rate * 2)..<(rate * 2 + rate / 2)]
+            var stages: [(String, Int, [Int16])] = []
+            var linear = Speex(sampleRate: rate)
+            linear.residualEchoSuppression = false
+            var cancellers: [EchoCanceller] = [try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate)),
+                                               try SpeexEchoCanceller(configuration: Speex(sampleRate: rate)),
+                                               try SpeexEchoCanceller(configuration: linear),
+                                               try PassthroughEchoCanceller(configuration: .init(sampleRate: rate))]
+            if rate <= 16000 { cancellers.append(try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate, mode: .mobile))) }
+            for canceller in cancellers {
+                stages.append(("\(type(of: canceller))", canceller.latencySamples,
+                               StageRunner.run(canceller, mic: input, reference: silent)))
+            }
+            let suppressors: [NoiseSuppressor] = [try WebRTCNoiseSuppressor(configuration: .init(sampleRate: rate)),
+                                                  try SpeexNoiseSuppressor(configuration: .init(sampleRate: rate))]
+            for suppressor in suppressors {
+                stages.append(("\(type(of: suppressor))", suppressor.latencySamples, StageRunner.run(suppressor, input)))
+            }
+            for (name, declared, output) in stages {
+                let measured = StageRunner.latency(reference: input, test: output, ranges: probe, maxLag: rate / 25)
+                print("MEASURED latency \(name) at \(rate) Hz: \(measured) samples (declared \(declared))")
+                // Within 1 sample: DC notches and band-splitting filters shift the phase by a fraction of a sample.
+                XCTAssertEqual(measured, declared, accuracy: 1, "\(name) at \(rate) Hz: measured latency \(measured) samples, declared \(declared)")
+            }
+        }
+    }
+}

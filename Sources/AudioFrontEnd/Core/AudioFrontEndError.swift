@@ -42,10 +42,11 @@ public struct AudioFrontEndError: Error, Sendable, Equatable, CustomStringConver
 }
 
 extension AudioFrontEndError {
-    /// Throws ``Code/invalidConfiguration`` unless `value` lies in `range`.
-    static func check<T: Comparable>(_ value: T, in range: ClosedRange<T>, _ name: String) throws {
+    /// Throws `code` (``Code/invalidConfiguration`` unless told) unless `value` lies in `range`.
+    static func check<T: Comparable>(_ value: T, in range: ClosedRange<T>, _ name: String,
+                                     code: Code = .invalidConfiguration) throws {
         guard range.contains(value) else {
-            throw AudioFrontEndError(.invalidConfiguration,
+            throw AudioFrontEndError(code,
                                      "\(name) must be in \(range.lowerBound)...\(range.upperBound), not \(value)")
         }
     }

@@ -25,6 +25,10 @@ public protocol EchoCanceller: AnyObject {
     /// use it (WebRTC AEC2/AECM); ignored by the others. Real-time safe to set between frames.
     var streamDelayMilliseconds: Int { get set }
 
+    /// How many samples the output lags the capture (the backend's internal buffering): output sample
+    /// `n + latencySamples` carries capture sample `n`. Constant for an instance; any thread.
+    var latencySamples: Int { get }
+
     /// Echo metrics as far as the backend computes them. Real-time safe.
     func metrics() -> EchoMetrics
 

@@ -30,6 +30,9 @@ public final class PassthroughEchoCanceller: EchoCanceller, @unchecked Sendable 
         return .ok
     }
 
+    /// 0: the capture is copied as it is.
+    public var latencySamples: Int { 0 }
+
     /// Every field nil. Real-time safe.
     public func metrics() -> EchoMetrics { EchoMetrics() }
 

@@ -5,6 +5,8 @@
 public protocol NoiseSuppressor: AnyObject {
     var sampleRate: Int { get }
     var frameLength: Int { get }
+    /// How many samples the output lags the input (the backend's buffering). Constant; any thread.
+    var latencySamples: Int { get }
     /// Suppresses noise in `frame` (exactly ``frameLength`` samples) in place. Real-time safe.
     func process(_ frame: UnsafeMutableBufferPointer<Int16>) -> StageStatus
     /// Clears the noise estimate, keeps the configuration. Not real-time safe.

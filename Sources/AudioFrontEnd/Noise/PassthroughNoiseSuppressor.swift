@@ -9,6 +9,8 @@ public final class PassthroughNoiseSuppressor: NoiseSuppressor, @unchecked Senda
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int
+    /// 0: the frame is left as it is.
+    public var latencySamples: Int { 0 }
 
     /// - Throws: ``AudioFrontEndError/Code/unsupportedSampleRate`` for a rate outside 8000...48000 Hz or without
     ///   whole 10 ms frames.

@@ -25,6 +25,8 @@ public final class SpeexNoiseSuppressor: NoiseSuppressor, @unchecked Sendable {
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int
+    /// One frame: the preprocessor's overlap-add window spans two frames.
+    public var latencySamples: Int { frameLength }
     private let preprocessor: SpeexPreprocessor
 
     /// Creates the suppressor. Allocates; not real-time safe. The corresponding C functions are

@@ -35,6 +35,9 @@ public final class WebRTCNoiseSuppressor: NoiseSuppressor, @unchecked Sendable {
     public let configuration: Configuration
     public var sampleRate: Int { configuration.sampleRate }
     public let frameLength: Int
+    /// The library's buffering delay at this rate (measured by
+    /// `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
+    public var latencySamples: Int { WebRTCAudioProcessor.latencySamples(sampleRate: sampleRate, echo: false) }
     private let processor: WebRTCAudioProcessor
 
     /// Creates the suppressor. Allocates; not real-time safe. The corresponding C function is `afe_apm_create`.

@@ -9,7 +9,8 @@ import Glibc
 /// by the bulk delay (the direct path and early reflections carry the onset), so the running cross-correlation
 /// of the two onset sequences, with exponential forgetting, peaks at the delay. Sparse, cheap (one multiply-add
 /// per lag per block) and insensitive to level and to the room's tail. The estimate is the peak lag, refined by
-/// parabolic interpolation, accepted only when the peak stands clearly above the mean correlation.
+/// parabolic interpolation, accepted only when the peak stands clearly above the mean correlation. The estimate
+/// reported is steadied by a ``DelayTracker`` (median over the last seconds of far-end activity).
 ///
 /// Real-time safe after creation; one thread (the pipeline's processing thread).
 final class DelayEstimator {
@@ -26,8 +27,15 @@ final class DelayEstimator {
     private let gateLogEnergy: Float
     private var blocksSinceUpdate = 0
     private var referenceActivity: Float = 0
-    /// The current estimate in samples, or nil before a confident one.
-    private(set) var delaySamples: Double?
+    /// The latest confident peak lag in samples, or nil before one.
+    private(set) var latestSamples: Double?
+    /// Raw estimates steadied for the alignment (see ``DelayTracker``).
+    private let tracker: DelayTracker
+    private var acceptedSinceTracked = 0
+    private var drift: DriftFit
+    private var blocksProcessed = 0
+    /// The current estimate in samples (the steadied one), or nil before a confident one.
+    var delaySamples: Double? { tracker.median }
     /// Peak over mean of the correlation at the last update (higher is surer).
     private(set) var confidence: Float = 0
     /// Minimum peak-to-mean ratio for an estimate to be accepted.
@@ -45,6 +53,8 @@ final class DelayEstimator {
         self.forgetting = expf(-Float(blockLength) / (4 * Float(sampleRate)))
         self.gateEnergy = powf(10, gateDecibels / 10) * 32768 * 32768
         self.gateLogEnergy = log10f(gateEnergy)
+        tracker = DelayTracker(sampleRate: sampleRate)
+        drift = DriftFit()
         micLogEnergy = gateLogEnergy
         referenceLogEnergy = gateLogEnergy
         correlation = .allocate(capacity: lagCount)
@@ -57,6 +67,11 @@ final class DelayEstimator {
         correlation.deallocate()
         referenceFeatures.deallocate()
     }
+
+    /// Clock drift between reference and mic in parts per million (positive: the echo lags more and more, the
+    /// mic clock is fast), from the slope of the raw estimates; nil until 30 s of far-end activity spanning a
+    /// minute. Processing thread.
+    var driftPartsPerMillion: Double? { drift.slope.map { $0 * 1e6 } }
 
     /// Delay in milliseconds, or nil before a confident estimate.
     var delayMilliseconds: Double? { delaySamples.map { $0 * 1000 / Double(sampleRate) } }
@@ -75,6 +90,7 @@ final class DelayEstimator {
             referenceFeatures[historyIndex] = refFeature
             accumulate(micFeature)
             blocksSinceUpdate += 1
+            blocksProcessed += 1
             if blocksSinceUpdate >= 25 {
                 blocksSinceUpdate = 0
                 updateEstimate()
@@ -86,7 +102,10 @@ final class DelayEstimator {
     func reset() {
         _ = correlation.update(repeating: 0)
         _ = referenceFeatures.update(repeating: 0)
-        delaySamples = nil
+        latestSamples = nil
+        tracker.reset()
+        acceptedSinceTracked = 0
+        drift = DriftFit()
         confidence = 0
         referenceActivity = 0
         micLogEnergy = gateLogEnergy
@@ -141,6 +160,15 @@ final class DelayEstimator {
             let denominator = a - 2 * b + c
             if denominator < 0 { offset = max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) }
         }
-        delaySamples = (Double(best) + offset) * Double(blockLength)
+        let raw = (Double(best) + offset) * Double(blockLength)
+        latestSamples = raw
+        // Four raw estimates a second of far-end activity (updates come every 25 blocks, 50 ms) steer the tracker.
+        acceptedSinceTracked += 1
+        if tracker.median == nil || acceptedSinceTracked >= 5 {
+            acceptedSinceTracked = 0
+            tracker.add(raw)
+            drift.add(seconds: Double(blocksProcessed) * Double(blockLength) / Double(sampleRate),
+                      delay: raw / Double(sampleRate))
+        }
     }
 }

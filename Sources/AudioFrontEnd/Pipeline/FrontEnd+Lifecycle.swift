@@ -31,6 +31,9 @@ extension FrontEnd {
                           isPlaying: playing.load(ordering: .acquiring))
             frame.removeFrame()
         }
+        // The stages' latency is compensated: flush the last mic samples' output out of them.
+        waitForRoom()
+        while chain.finishStep(isPlaying: playing.load(ordering: .acquiring)) { waitForRoom() }
         waitForRoom()
         let totalOutput = micConverter.inputCount * configuration.effectiveOutputRate / configuration.mic.sampleRate
         chain.output.finish(totalOutput: totalOutput)
@@ -78,10 +81,11 @@ extension FrontEndConfiguration {
                 throw AudioFrontEndError(.unsupportedSampleRate, "an 8000 Hz mic works only with echo cancellation and VAD off")
             }
         } else {
-            try AudioFrontEndError.check(mic.sampleRate, in: 16000...48000, "mic sample rate (Hz)")
+            try AudioFrontEndError.check(mic.sampleRate, in: 16000...48000, "mic sample rate (Hz; 8000 only with echo cancellation and VAD off)",
+                                         code: .unsupportedSampleRate)
         }
-        try AudioFrontEndError.check(reference.sampleRate, in: 8000...48000, "reference sample rate (Hz)")
-        try AudioFrontEndError.check(effectiveOutputRate, in: 8000...48000, "output sample rate (Hz)")
+        try AudioFrontEndError.check(reference.sampleRate, in: 8000...48000, "reference sample rate (Hz)", code: .unsupportedSampleRate)
+        try AudioFrontEndError.check(effectiveOutputRate, in: 8000...48000, "output sample rate (Hz)", code: .unsupportedSampleRate)
         try AudioFrontEndError.check(micBufferMilliseconds, in: 100...60000, "mic buffer (ms)")
         try AudioFrontEndError.check(referenceWindowMilliseconds, in: 1000...60000, "reference window (ms)")
         try AudioFrontEndError.check(echoTailAfterPlaybackMilliseconds, in: 0...10000, "echo tail after playback (ms)")

@@ -101,6 +101,11 @@ extension FrontEnd {
     }
 
     private func appendReference(_ samples: UnsafeBufferPointer<Int16>) {
+        if referenceResync.load(ordering: .acquiring), referenceResync.exchange(false, ordering: .acquiringAndReleasing) {
+            let lagLimit = Self.referenceResyncThresholdMilliseconds * configuration.processingRate / 1000
+            let target = micPosition.load(ordering: .acquiring)
+            if target - references.writePosition > lagLimit { references.advance(to: target) }
+        }
         var offset = 0
         let step = referenceConverter.maximumFrames * referenceConverter.channelCount
         while offset < samples.count {
@@ -118,7 +123,9 @@ extension FrontEnd {
         var processedAny = false
         while eventChannel.hasRoomForFrame {
             if frame.hasFrame {
-                chain.process(frame: frame.firstFrame, isPlaying: playing.load(ordering: .acquiring))
+                let isPlaying = playing.load(ordering: .acquiring)
+                references.countsMissing = isPlaying
+                chain.process(frame: frame.firstFrame, isPlaying: isPlaying)
                 frame.removeFrame()
                 processedAny = true
                 continue
@@ -130,6 +137,7 @@ extension FrontEnd {
             frame.didAppend(micConverter.convert(UnsafeBufferPointer(rebasing: micScratch[0..<read]), into: frame.freeSpace))
         }
         if processedAny {
+            micPosition.store(chain.framesProcessed * chain.frameLength, ordering: .releasing)
             chain.reportDrops(dropCounts)
             eventChannel.signal()
         }

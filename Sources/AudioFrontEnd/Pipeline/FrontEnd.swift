@@ -29,6 +29,11 @@ public final class FrontEnd: @unchecked Sendable {
     let referenceGate = PushGate()
     let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
     let playing = Atomic<Bool>(true)
+    /// Set by ``setPlaying(_:)`` on play_start; the reference push thread then brings the reference stream up
+    /// to the mic's position if it fell behind (the app pushed no reference while nothing played).
+    let referenceResync = Atomic<Bool>(false)
+    /// Mic samples (processing rate) processed so far; written by the mic side, read by the reference side.
+    let micPosition = Atomic<Int>(0)
     let micRefusedBytes = Atomic<Int>(0)
     var micCarry = ByteCarry()
     var referenceCarry = ByteCarry()
@@ -106,8 +111,21 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// Playback hints (NUI's `play_start` / `play_over`): while not playing there is no echo, so the canceller
     /// pauses (after ``FrontEndConfiguration/echoTailAfterPlaybackMilliseconds`` for the room's tail) instead of
-    /// adapting to silence, and resumes where it left off. Any thread; real-time safe.
-    public func setPlaying(_ isPlaying: Bool) { playing.store(isPlaying, ordering: .releasing) }
+    /// adapting to silence, and resumes where it left off.
+    ///
+    /// The app need not push reference while nothing plays. Reference is placed by sample position, so after
+    /// such a gap the reference stream would lag the mic by the gap; on play_start (`true` after `false`) the
+    /// next reference push first advances the reference stream, with silence, to the mic's current position
+    /// when it lags by more than ``referenceResyncThresholdMilliseconds`` (an app that kept pushing silence
+    /// lags by scheduling jitter only, and its alignment is kept). Call it before pushing the new playback's
+    /// reference. Any thread; real-time safe.
+    public func setPlaying(_ isPlaying: Bool) {
+        let was = playing.exchange(isPlaying, ordering: .acquiringAndReleasing)
+        if isPlaying && !was { referenceResync.store(true, ordering: .releasing) }
+    }
+
+    /// How far the reference stream may lag the mic at play_start before it is advanced, ms.
+    public static let referenceResyncThresholdMilliseconds = 200
 
     /// The current delay estimate from reference to echo, ms; nil before the first confident estimate.
     /// Read it from the mic thread or a delegate callback (telemetry carries it too).

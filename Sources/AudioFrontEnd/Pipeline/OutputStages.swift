@@ -85,11 +85,13 @@ final class OutputStages {
     }
 
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
-    func process(_ frame: UnsafeBufferPointer<Int16>, position: Int) {
+    /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
+    /// the segmenter whatever the detector says.
+    func process(_ frame: UnsafeBufferPointer<Int16>, position: Int, speechAllowed: Bool = true) {
         if let detector, segmenter != nil {
             let frameLength = detector.frameLength
             if frame.count == frameLength, detector.process(frame).isOK {
-                handle(segmenter!.process(isSpeech: detector.isSpeech))
+                handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed))
             }
         }
         deliver(frame)

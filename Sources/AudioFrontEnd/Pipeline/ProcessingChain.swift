@@ -18,6 +18,19 @@ final class ProcessingChain {
     private let unshifted: UnsafeMutableBufferPointer<Int16>
     private let processed: UnsafeMutableBufferPointer<Int16>
     private let tailFrames: Int
+    private let compensator: LatencyCompensator
+    /// The mic delayed by the echo cancellers' latency, for frames where they pause.
+    private let pausedPath: SampleDelay
+    /// Mic samples processed that are owed output (the zero padding of the last frame excluded).
+    private var validInput = 0
+    /// Samples passed to the output stages.
+    private var emitted = 0
+    /// Silent frames run at the end of the stream to flush the stages.
+    private var flushFrames = 0
+    private var speechGate = EchoSpeechGate()
+    /// Reference and mic levels (dBFS) of the last frames, by frame number modulo the count, for the speech
+    /// gate once the compensated output of the frame comes out.
+    private let recentLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float)>
     private var framesSincePlayback = Int.max / 2
     private(set) var framesProcessed = 0
     private var telemetry: EchoTelemetryMeter
@@ -42,6 +55,11 @@ final class ProcessingChain {
         alignment = EchoAlignment(sampleRate: rate, alignment: configuration.alignment)
         tailFrames = configuration.echoTailAfterPlaybackMilliseconds / 10
         telemetry = EchoTelemetryMeter(sampleRate: rate)
+        let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
+        pausedPath = SampleDelay(delay: echoLatency)
+        compensator = LatencyCompensator(latency: echoLatency + (noise?.latencySamples ?? 0), frameLength: frameLength)
+        recentLevels = .allocate(capacity: 16)
+        recentLevels.initialize(repeating: (-160, -160))
         reference = .allocate(capacity: frameLength)
         unshifted = .allocate(capacity: frameLength)
         processed = .allocate(capacity: frameLength)
@@ -50,6 +68,7 @@ final class ProcessingChain {
 
     deinit {
         reference.deallocate()
+        recentLevels.deallocate()
         unshifted.deallocate()
         processed.deallocate()
     }
@@ -57,21 +76,75 @@ final class ProcessingChain {
     /// The delay estimate, ms, or nil. Processing thread.
     var delayMilliseconds: Double? { estimator?.delayMilliseconds }
 
+    /// Samples the echo canceller(s) and noise suppressor delay their output by; the chain removes this delay,
+    /// so output sample `n` belongs to mic sample `n`.
+    var latencySamples: Int { compensator.latency }
+
     /// Processes one 10 ms mic frame at the processing rate; its position is `framesProcessed × frameLength`.
     /// `isPlaying` is the app's playback hint. Real-time safe; the caller has checked the event rings have room.
-    /// `validCount` is less than a frame only for the zero-padded last frame: only that many samples are output.
+    /// `validCount` is less than a frame only for the zero-padded last frame: only that many samples are owed
+    /// output (delivered by ``finish(isPlaying:)``).
     func process(frame mic: UnsafeBufferPointer<Int16>, validCount: Int? = nil, isPlaying: Bool) {
         let position = framesProcessed * frameLength
         framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
-        let echoActive = echo != nil && framesSincePlayback <= tailFrames
-        let shift = alignment.shiftSamples
-        references.read(from: position - shift, into: reference)
+        alignment.read(references, at: position, into: reference)
         if let estimator {
             references.peek(from: position, into: unshifted)
             estimator.process(mic: mic, reference: UnsafeBufferPointer(unshifted))
-            if let estimate = estimator.delayMilliseconds { _ = alignment.update(estimateMilliseconds: estimate) }
+            if let estimate = estimator.delayMilliseconds {
+                _ = alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
+                                     frameLength: frameLength)
+            }
         }
-        if echoActive, let echo {
+        runStages(mic)
+        let milliseconds = position * 1000 / sampleRate
+        let inputLevel = LevelMeter.rmsDecibels(mic)
+        let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
+        let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
+        recentLevels[framesProcessed % recentLevels.count] = (echo != nil && framesSincePlayback <= tailFrames ? referenceLevel : -160, inputLevel)
+        events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
+        telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
+        validInput += validCount ?? frameLength
+        deliverWholeFrames()
+        framesProcessed += 1
+        if framesProcessed % 25 == 0 {
+            events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
+                                 alignment: alignment.shiftMilliseconds, erle: telemetry.erleDecibels,
+                                 doubleTalk: telemetry.isDoubleTalk, drift: estimator?.driftPartsPerMillion)
+            telemetry.startPeriod()
+        }
+    }
+
+    /// One step of ending the stream: runs a silent frame through the stages while the output of the last mic
+    /// samples is still inside them, else passes up to one frame of what is owed to the output stages (a partial
+    /// frame last). Returns true while more steps are needed. Each step needs event-ring room for one frame.
+    /// Real-time safe; processing thread.
+    func finishStep(isPlaying: Bool) -> Bool {
+        let owed = validInput - emitted
+        guard owed > 0 else { return false }
+        if compensator.count < owed {
+            framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
+            _ = unshifted.update(repeating: 0)
+            alignment.read(references, at: (framesProcessed + flushFrames) * frameLength, into: reference)
+            flushFrames += 1
+            runStages(UnsafeBufferPointer(unshifted))
+            deliverWholeFrames()
+        } else {
+            let n = min(owed, frameLength)
+            output.process(compensator.first(n), position: emitted)
+            compensator.removeFirst(n)
+            emitted += n
+        }
+        return validInput > emitted
+    }
+
+    /// Echo cancellation and noise suppression of `mic` with the aligned `reference` into `processed`, which
+    /// then goes into the latency compensator.
+    private func runStages(_ mic: UnsafeBufferPointer<Int16>) {
+        // The delayed mic always goes through the paused path (its history must be current when it is used),
+        // and the cancellers overwrite it while they run.
+        pausedPath.process(mic, into: processed)
+        if framesSincePlayback <= tailFrames, let echo {
             let residual = alignment.residualMilliseconds(estimate: estimator?.delayMilliseconds)
             echo.streamDelayMilliseconds = residual
             _ = echo.process(capture: mic, reference: UnsafeBufferPointer(reference), output: processed)
@@ -80,23 +153,21 @@ final class ProcessingChain {
                 _ = secondEcho.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),
                                        output: processed)
             }
-        } else {
-            _ = processed.update(fromContentsOf: mic)
         }
         if let noise { _ = noise.process(processed) }
-        let milliseconds = position * 1000 / sampleRate
-        let inputLevel = LevelMeter.rmsDecibels(mic)
-        let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
-        events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
-        telemetry.add(mic: inputLevel, output: outputLevel, reference: LevelMeter.rmsDecibels(UnsafeBufferPointer(reference)),
-                      delay: estimator?.delayMilliseconds, milliseconds: milliseconds)
-        output.process(UnsafeBufferPointer(rebasing: processed[0..<(validCount ?? frameLength)]), position: position)
-        framesProcessed += 1
-        if framesProcessed % 25 == 0 {
-            events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
-                                 alignment: alignment.shiftMilliseconds, erle: telemetry.erleDecibels,
-                                 doubleTalk: telemetry.isDoubleTalk, drift: telemetry.driftPartsPerMillion)
-            telemetry.startPeriod()
+        compensator.append(UnsafeBufferPointer(processed))
+    }
+
+    /// Passes every whole compensated frame owed to the output stages.
+    private func deliverWholeFrames() {
+        while compensator.hasFrame, validInput - emitted >= frameLength {
+            let frame = compensator.first(frameLength)
+            let levels = recentLevels[(emitted / frameLength) % recentLevels.count]
+            let allowed = speechGate.allowsSpeech(reference: levels.reference, mic: levels.mic,
+                                                  output: LevelMeter.rmsDecibels(frame))
+            output.process(frame, position: emitted, speechAllowed: allowed)
+            compensator.removeFirst(frameLength)
+            emitted += frameLength
         }
     }
 

@@ -14,9 +14,14 @@ final class ReferenceHistory: @unchecked Sendable {
     private let mask: Int
     let capacity: Int
     private let written = Atomic<Int>(0)
+    /// The end of the last range skipped by ``advance(to:)``: silence, not reference, so never counted dropped.
+    private let skippedTo = Atomic<Int>(0)
     private var consumedUpTo = 0
     /// Samples the consumer asked for that had not arrived yet (consumer thread).
     private(set) var missingCount = 0
+    /// Whether reads count missing samples: off while the app says nothing plays (no reference is expected
+    /// then). Consumer thread.
+    var countsMissing = true
     /// Samples overwritten before the consumer used them (consumer thread).
     private(set) var droppedCount = 0
 
@@ -56,6 +61,23 @@ final class ReferenceHistory: @unchecked Sendable {
         written.store(w, ordering: .releasing)
     }
 
+    /// Moves the write position forward to `position` (no-op when already there), the skipped positions
+    /// reading as silence: the reference stream resumes at `position`. Producer thread; real-time safe.
+    func advance(to position: Int) {
+        let w = written.load(ordering: .relaxed)
+        guard position > w else { return }
+        // Silence over the skipped slots (at most the whole ring), then publish the new position.
+        var p = max(w, position - capacity)
+        while p < position {
+            let start = p & mask
+            let n = min(position - p, capacity - start)
+            (storage + start).update(repeating: 0, count: n)
+            p += n
+        }
+        skippedTo.store(position, ordering: .relaxed)
+        written.store(position, ordering: .releasing)
+    }
+
     /// Copies positions `position ..< position + destination.count` into `destination`; positions not available
     /// read as zero. Marks everything before the end of the range as consumed. Consumer thread; real-time safe.
     func read(from position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {
@@ -90,7 +112,8 @@ final class ReferenceHistory: @unchecked Sendable {
         zero(target, from: 0, to: max(0, min(count, validStart - position)))
         zero(target, from: max(0, availableEnd - position), to: count)
         guard accounting else { return }
-        if end > before { missingCount += end - max(position, before, 0) }
+        consumedUpTo = max(consumedUpTo, skippedTo.load(ordering: .relaxed))
+        if end > before && countsMissing { missingCount += end - max(position, before, 0) }
         // Count reference that was overwritten before anyone used it.
         let lostEnd = min(end, after - capacity)
         if lostEnd > consumedUpTo { droppedCount += lostEnd - consumedUpTo }

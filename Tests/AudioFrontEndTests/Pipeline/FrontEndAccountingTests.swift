@@ -74,7 +74,7 @@ final class FrontEndAccountingTests: XCTestCase {
         rejects({ $0.mic = .init(sampleRate: 8000) }, .unsupportedSampleRate, "8 kHz mic with AEC")
         rejects({ $0.mic = .init(sampleRate: 8000); $0.echoCancellation = .off }, .unsupportedSampleRate, "8 kHz mic with VAD")
         rejects({ $0.processingRate = 44100 }, .unsupportedSampleRate, "44.1 kHz processing")
-        rejects({ $0.mic = .init(sampleRate: 96000) }, .invalidConfiguration, "96 kHz mic")
+        rejects({ $0.mic = .init(sampleRate: 96000) }, .unsupportedSampleRate, "96 kHz mic")
         rejects({ $0.mic = .init(sampleRate: 16000, channelCount: 2, channelSelection: .channel(2)) }, .invalidConfiguration, "channel 2 of 2")
         rejects({ var e = FrontEndConfiguration.Encoding(); e.opus.frameDuration = .milliseconds5; $0.encoding = e }, .invalidFrameLength, "5 ms packets")
         rejects({ var e = FrontEndConfiguration.Encoding(); e.opus.bitrate = 1000; $0.encoding = e }, .invalidConfiguration, "1 kb/s")

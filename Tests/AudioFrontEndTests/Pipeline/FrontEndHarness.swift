@@ -20,6 +20,26 @@ final class FrontEndCollector: FrontEndDelegate, @unchecked Sendable {
 }
 
 enum FrontEndHarness {
+    /// A started front end with a collector as its delegate.
+    static func started(_ configuration: FrontEndConfiguration) throws -> (FrontEnd, FrontEndCollector) {
+        let frontEnd = try FrontEnd(configuration: configuration)
+        let collector = FrontEndCollector()
+        frontEnd.delegate = collector
+        try frontEnd.start()
+        return (frontEnd, collector)
+    }
+
+    /// The default configuration with no stage that changes the audio (echo cancellation, VAD off; noise
+    /// suppression is off by default): at equal rates the output is the mono input, sample for sample.
+    static func plain(mic: FrontEndConfiguration.InputFormat = .init(sampleRate: 16000)) -> FrontEndConfiguration {
+        var configuration = FrontEndConfiguration()
+        configuration.mic = mic
+        configuration.echoCancellation = .off
+        configuration.voiceDetection = nil
+        configuration.noiseSuppression = .off
+        return configuration
+    }
+
     /// Pushes `mic` and `reference` interleaved in `chunk`-sample pieces (reference first, as a device plays
     /// before it hears), finishes, and returns the collector.
     static func run(_ configuration: FrontEndConfiguration, mic: [Int16], reference: [Int16]?, chunk: Int = 160,
@@ -50,6 +70,38 @@ enum FrontEndHarness {
             offset = end
         }
         try frontEnd.finish()
+        if let directory = ProcessInfo.processInfo.environment["AFE_DUMP"] {
+            // Debug aid for sweeps: the output and the telemetry of the last run, for offline analysis.
+            let audio = collector.audio
+            try audio.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: directory + "/output.s16"))
+            let lines = collector.telemetry.map { "\($0.milliseconds) \($0.delayMilliseconds ?? -1) \($0.alignmentMilliseconds)" }
+            try lines.joined(separator: "\n").write(toFile: directory + "/telemetry.txt", atomically: true, encoding: .utf8)
+        }
         return collector
+    }
+}
+
+extension FrontEndHarness {
+    /// ERLE per run of echo: from sample `start` on, the 10 ms frames (16 kHz) where the echo is present (mic
+    /// above -40 dBFS, 20 dB over the vectors' -60 dBFS noise floor) are taken in runs of `frames`; each run's mic
+    /// power over output power is one figure, with the sample where the run ends. Frames without echo have no
+    /// ERLE (their output is the noise floor), so a wall-clock window holding only the first 50 ms of an
+    /// utterance would measure the noise, not the canceller.
+    static func erlePerEchoRun(mic: [Int16], output: [Int16], start: Int, frames runLength: Int) -> [(end: Int, erle: Double)] {
+        var runs: [(Int, Double)] = []
+        var micSum = 0.0, outputSum = 0.0, frames = 0
+        for frame in (start / 160)..<(min(mic.count, output.count) / 160) {
+            let range = (frame * 160)..<((frame + 1) * 160)
+            let m = SignalMetrics.power(mic, range)
+            guard m > 1e5 else { continue }
+            micSum += m
+            outputSum += SignalMetrics.power(output, range)
+            frames += 1
+            if frames == runLength {
+                runs.append((range.upperBound, SignalMetrics.decibels(micSum / max(outputSum, 1e-10))))
+                (micSum, outputSum, frames) = (0, 0, 0)
+            }
+        }
+        return runs
     }
 }

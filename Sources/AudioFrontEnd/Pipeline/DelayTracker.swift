@@ -1,0 +1,78 @@
+/// Steadies the delay estimator's raw estimates for the alignment: the median of the last 15 seconds' raw
+/// estimates (four per second of far-end activity).
+///
+/// Why: the raw onset-correlation peak sometimes jumps a few milliseconds to an early reflection for a few
+/// seconds of particular far-end content and back. Every move of the reference shift makes the canceller
+/// re-adapt, so the alignment follows the median, which ignores excursions shorter than half the window, yet
+/// follows drift (about 0.1 ms/s at 100 ppm) with a lag of half the window. A genuine jump (the app switched
+/// output devices, or the first estimates of a stream were wrong) is taken after a second of agreeing raw
+/// estimates instead of waiting for the median. Real-time safe (fixed storage); one thread.
+final class DelayTracker {
+    /// Raw estimates the median spans.
+    let capacity: Int
+    /// Raw estimates this far (samples) from the median that agree among themselves count as a jump.
+    let jumpSamples: Double
+    let agreementSamples: Double
+    let jumpConfirmations = 4
+    private let values: UnsafeMutableBufferPointer<Double>
+    private let sorted: UnsafeMutableBufferPointer<Double>
+    private var count = 0
+    private var next = 0
+    private var jumpRun = 0
+    /// The steadied estimate (samples), nil before the first raw one.
+    private(set) var median: Double?
+
+    init(sampleRate: Int, capacity: Int = 61) {
+        self.capacity = capacity
+        jumpSamples = Double(sampleRate) * 0.02
+        agreementSamples = Double(sampleRate) * 0.004
+        values = .allocate(capacity: capacity)
+        values.initialize(repeating: 0)
+        sorted = .allocate(capacity: capacity)
+        sorted.initialize(repeating: 0)
+    }
+
+    deinit {
+        values.deallocate()
+        sorted.deallocate()
+    }
+
+    func reset() {
+        count = 0
+        next = 0
+        jumpRun = 0
+        median = nil
+    }
+
+    /// Adds one raw estimate (samples).
+    func add(_ raw: Double) {
+        if let median, abs(raw - median) > jumpSamples,
+           jumpRun == 0 || abs(raw - values[(next + capacity - 1) % capacity]) <= agreementSamples {
+            jumpRun += 1
+        } else {
+            jumpRun = 0
+        }
+        values[next] = raw
+        next = (next + 1) % capacity
+        count = min(count + 1, capacity)
+        if jumpRun >= jumpConfirmations {
+            // Keep only the agreeing run.
+            count = jumpConfirmations
+            jumpRun = 0
+        }
+        // The first estimates of a stream come from little evidence and the later ones correct them: until `jumpConfirmations`
+        // are in, the newest stands.
+        median = count < jumpConfirmations ? raw : currentMedian()
+    }
+
+    private func currentMedian() -> Double {
+        // Insertion sort of the newest `count` values (count ≤ capacity, 61 by default).
+        for i in 0..<count {
+            let v = values[(next - 1 - i + 2 * capacity) % capacity]
+            var j = i
+            while j > 0 && sorted[j - 1] > v { sorted[j] = sorted[j - 1]; j -= 1 }
+            sorted[j] = v
+        }
+        return count % 2 == 1 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2
+    }
+}

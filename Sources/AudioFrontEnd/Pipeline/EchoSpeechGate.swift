@@ -1,0 +1,82 @@
+/// Keeps residual echo from starting speech segments: decides per frame whether the processed audio may count
+/// as near-end speech for the VAD.
+///
+/// While the far end plays (the aligned reference was active within ``holdFrames``), a frame may count as speech
+/// only when
+/// - the canceller has converged: its running echo reduction (mic level minus output level, learned on frames
+///   that look like echo alone) is at least ``convergedDecibels``;
+/// - the frame lost clearly less level through the canceller than echo does (by ``echoMarginDecibels``): echo
+///   comes out far below the mic, a near-end talker near its own level;
+/// - the output stands ``residualMarginDecibels`` above the running output level of echo-only frames (residual
+///   echo plus what the suppressors leave of the noise), so the decaying tail of an echo, whose reduction is
+///   limited by the noise floor, does not count.
+/// Before convergence nothing that coincides with playback counts as speech: residual echo cannot be told from a
+/// talker then (on the double-talk vectors the first echo would start a segment); nor do the first
+/// ``resumeFrames`` after playback resumes from a pause, where the filters leak for a moment. For
+/// ``afterPlaybackFrames`` after playback stops, the output must still stand above the residual level (the
+/// suppressors held the noise floor down; the VAD's noise estimate needs time to follow it back up). Later every
+/// frame may count. The defaults were set on `doubletalk_ser0db_16k.wav` (FrontEndEchoTests).
+///
+/// Real-time safe; processing thread.
+struct EchoSpeechGate {
+    /// Reference level (dBFS) above which the far end counts as playing.
+    static let activeReferenceDecibels: Float = -50
+    /// How long echo may follow the reference (the room's tail), frames.
+    let holdFrames: Int
+    /// Running echo reduction needed before a talker can be told from echo, dB.
+    let convergedDecibels: Float
+    /// A frame whose level falls through the canceller by more than the running echo reduction minus this is
+    /// echo, dB.
+    let echoMarginDecibels: Float
+    /// Speech must stand this far above the output's running residual level during playback, dB.
+    let residualMarginDecibels: Float
+    /// Running output level (dBFS) of frames that look like echo alone: residual echo plus what is left of the
+    /// noise.
+    private var residualLevel: Float = -90
+    private var framesSinceFarEnd = Int.max / 2
+    private var framesSinceResume = 0
+    /// Frames after playback resumes (after more than ``holdFrames`` of silence) that never count as speech:
+    /// the filter leaks at echo onsets for a moment.
+    let resumeFrames: Int
+    /// Frames after the hold during which speech must stand above the residual level.
+    let afterPlaybackFrames: Int
+    /// Running echo reduction over far-end frames that look like echo alone, dB.
+    private(set) var echoReduction: Float = 0
+
+    init(holdMilliseconds: Int = 300, resumeMilliseconds: Int = 300, afterPlaybackMilliseconds: Int = 2000,
+         convergedDecibels: Float = 15, echoMarginDecibels: Float = 10, residualMarginDecibels: Float = 8) {
+        holdFrames = holdMilliseconds / 10
+        resumeFrames = resumeMilliseconds / 10
+        afterPlaybackFrames = afterPlaybackMilliseconds / 10
+        self.convergedDecibels = convergedDecibels
+        self.echoMarginDecibels = echoMarginDecibels
+        self.residualMarginDecibels = residualMarginDecibels
+    }
+
+    /// Takes the levels (dBFS) of one frame: the aligned reference, the mic and the processed output at the same
+    /// position. Returns whether the frame may count as speech.
+    mutating func allowsSpeech(reference: Float, mic: Float, output: Float) -> Bool {
+        if reference > Self.activeReferenceDecibels {
+            if framesSinceFarEnd > holdFrames { framesSinceResume = 0 }
+            framesSinceFarEnd = 0
+        } else {
+            framesSinceFarEnd += 1
+        }
+        framesSinceResume += 1
+        let aboveResidual = output > residualLevel + residualMarginDecibels
+        guard framesSinceFarEnd <= holdFrames else {
+            // After playback the output's noise floor comes back up from where the suppressors held it: until
+            // the VAD's noise estimate has followed, only what stands above the residual level counts.
+            return framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual
+        }
+        let reduction = mic - output
+        // Learn from frames that look like echo alone (reduction not far below the running value, so double
+        // talk, where the output keeps the talker, does not drag it down); quick to rise, slow to fall.
+        if mic > Self.activeReferenceDecibels, reduction > echoReduction - echoMarginDecibels {
+            echoReduction += (reduction > echoReduction ? 0.05 : 0.01) * (reduction - echoReduction)
+            residualLevel += 0.02 * (output - residualLevel)
+        }
+        return framesSinceResume > resumeFrames && echoReduction >= convergedDecibels
+            && reduction < echoReduction - echoMarginDecibels && aboveResidual
+    }
+}

@@ -1,0 +1,94 @@
+import XCTest
+@testable import AudioFrontEnd
+
+/// The pieces that turn raw delay estimates into the alignment and the drift figure.
+final class DelayTrackingTests: XCTestCase {
+    /// Excursions shorter than half the window are ignored; a slow ramp (drift) is followed; a real jump is
+    /// taken after `jumpConfirmations` agreeing estimates.
+    func testTrackerIgnoresExcursionsFollowsRampsAndTakesJumps() {
+        let rate = 16000
+        let tracker = DelayTracker(sampleRate: rate)
+        let ms = Double(rate) / 1000
+        // Steady at 120 ms with 5 ms excursions for 8 of every 30 estimates (as the onset correlation does).
+        for i in 0..<120 { tracker.add((i % 30 < 8 ? 125 : 120) * ms) }
+        XCTAssertEqual(tracker.median! / ms, 120, accuracy: 0.01, "short excursions ignored")
+        // A ramp of 0.025 ms per estimate (0.1 ms/s at four estimates a second: 100 ppm).
+        var value = 120.0
+        for _ in 0..<400 { value += 0.025; tracker.add(value * ms) }
+        XCTAssertEqual(tracker.median! / ms, value, accuracy: 1, "the ramp followed within half the window's lag (0.75 ms)")
+        // A jump of 100 ms: taken after the confirmations, not before.
+        for k in 1...tracker.jumpConfirmations {
+            tracker.add((value + 100) * ms)
+            if k < tracker.jumpConfirmations {
+                XCTAssertEqual(tracker.median! / ms, value, accuracy: 1, "\(k) estimate(s) after the jump: not yet")
+            }
+        }
+        XCTAssertEqual(tracker.median! / ms, value + 100, accuracy: 0.01, "the jump is taken")
+        tracker.reset()
+        XCTAssertNil(tracker.median)
+        tracker.add(40 * ms)
+        XCTAssertEqual(tracker.median! / ms, 40, accuracy: 0.01, "the first estimate stands at once")
+    }
+
+    /// The fit reports the slope of noisy points once it has enough of them, and follows a changed slope.
+    func testDriftFitFindsTheSlopeThroughJitter() {
+        var fit = DriftFit()
+        var random = SeededRandom(seed: 7)
+        var t = 0.0
+        while t < 50 {
+            fit.add(seconds: t, delay: 0.120 + 100e-6 * t + 0.0025 * Double(random.uniform()))
+            t += 0.25
+        }
+        XCTAssertNil(fit.slope, "under a minute: no figure yet")
+        while t < 300 {
+            fit.add(seconds: t, delay: 0.120 + 100e-6 * t + 0.0025 * Double(random.uniform()))
+            t += 0.25
+        }
+        XCTAssertEqual(fit.slope! * 1e6, 100, accuracy: 5, "+100 ppm through ±2.5 ms jitter")
+        let base = 0.120 + 100e-6 * t
+        let turn = t
+        while t < turn + 900 {
+            fit.add(seconds: t, delay: base - 50e-6 * (t - turn) + 0.0025 * Double(random.uniform()))
+            t += 0.25
+        }
+        XCTAssertEqual(fit.slope! * 1e6, -50, accuracy: 10, "a changed drift shows within 15 minutes (5 time constants)")
+    }
+
+    /// The reference shift moves only when the estimate leaves the hysteresis band, and keeps the margin.
+    func testAlignmentHysteresisAndMargin() {
+        var alignment = EchoAlignment(sampleRate: 16000, alignment: .automatic(maximumDelayMilliseconds: 1000))
+        XCTAssertTrue(alignment.update(estimateMilliseconds: 120))
+        XCTAssertEqual(alignment.shiftMilliseconds, 110, "10 ms margin left to the canceller")
+        XCTAssertFalse(alignment.update(estimateMilliseconds: 123.5), "3.5 ms: inside the hysteresis")
+        XCTAssertFalse(alignment.update(estimateMilliseconds: 116.5))
+        XCTAssertTrue(alignment.update(estimateMilliseconds: 125))
+        XCTAssertEqual(alignment.shiftMilliseconds, 115)
+        XCTAssertEqual(alignment.residualMilliseconds(estimate: 125), 10)
+        // With a known drift the shift slews by the drift every frame: 100 ppm over 100 s of 10 ms frames.
+        for frame in 0..<10000 { // the estimate moves with the drift: 0.001 ms a frame
+            let estimate = 125 + Double(frame + 1) * 0.001
+            XCTAssertFalse(alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: 100, frameLength: 160))
+        }
+        XCTAssertEqual(alignment.shiftMilliseconds, 125, accuracy: 0.001, "10 ms of drift followed without a jump")
+        var fixed = EchoAlignment(sampleRate: 16000, alignment: .fixed(milliseconds: 200))
+        XCTAssertFalse(fixed.update(estimateMilliseconds: 50), "a fixed delay never moves")
+        XCTAssertEqual(fixed.shiftMilliseconds, 190)
+    }
+
+    /// The fractional reader delays a band-limited signal by a non-integer number of samples accurately.
+    func testFractionalDelayMatchesTheAnalyticDelay() {
+        let history = ReferenceHistory(minimumCapacity: 4096)
+        let f1 = 0.031, f2 = 0.207 // cycles per sample: about 500 Hz and 3.3 kHz at 16 kHz
+        func x(_ t: Double) -> Double { 8000 * sin(2 * .pi * f1 * t) + 4000 * sin(2 * .pi * f2 * t + 1) }
+        let samples = (0..<4000).map { Int16(x(Double($0)).rounded()) }
+        samples.withUnsafeBufferPointer { history.append($0) }
+        let reader = FractionalDelay(frameLength: 160)
+        var out = [Int16](repeating: 0, count: 160)
+        for delay in [100.0, 100.3, 100.5, 231.77] {
+            out.withUnsafeMutableBufferPointer { reader.read(history, position: 2000, delay: delay, into: $0) }
+            let expected = (0..<160).map { Int16(x(Double(2000 + $0) - delay).rounded()) }
+            let snr = SignalMetrics.snr(reference: expected, test: out)
+            XCTAssertGreaterThan(snr, 40, "delay \(delay) samples: SNR \(snr) dB")
+        }
+    }
+}
