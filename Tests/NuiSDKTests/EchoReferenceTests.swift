@@ -49,7 +49,7 @@ final class EchoReferenceTests: XCTestCase {
         XCTAssertEqual(output.count, mic.count, accuracy: 320, "EVENT_AEC_DATA covers the stream")
         let erle = worstERLE(mic, output, from: echoStart)
         print("worst one-second ERLE of EVENT_AEC_DATA: \(String(format: "%.1f", erle)) dB")
-        XCTAssertGreaterThanOrEqual(erle, 25, "echo removed in the AEC data (measured 34.8 dB)")
+        XCTAssertGreaterThanOrEqual(erle, 25, "echo removed in the AEC data (measured 34.2 dB)")
 
         let (rawMic, passthrough, _, _) = try run(aec: false)
         let none = worstERLE(rawMic, passthrough, from: echoStart)
@@ -71,6 +71,6 @@ final class EchoReferenceTests: XCTestCase {
         let report = String(format: "WER raw mic %.2f ('%@'), with the reference pushed %.2f ('%@')", rawWER, raw, processedWER, processed)
         print(report)
         XCTAssertLessThan(processedWER, rawWER - 0.3, report)
-        XCTAssertLessThan(processedWER, 0.8, report)
+        XCTAssertLessThan(processedWER, 0.4, report) // measured 0.19 (raw mic 1.33) with the default barge-in chain
     }
 }

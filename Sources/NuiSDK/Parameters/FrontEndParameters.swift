@@ -6,8 +6,8 @@ import AudioFrontEnd
 /// | key | type | default |
 /// |---|---|---|
 /// | `enable_aec` | flag | true with `audio_update_manually`, else false (nothing to cancel without a reference) |
-/// | `aec_backend` | `webrtc`, `webrtc_mobile`, `speex`, `speex_webrtc` | `webrtc` (AEC2, extended filter) |
-/// | `aec_suppression_level` | `low`, `moderate`, `high` (WebRTC AEC2) | `moderate` |
+/// | `aec_backend` | `default`, `webrtc`, `webrtc_mobile`, `speex`, `speex_webrtc` | `default`: the library's barge-in chain (`FrontEndConfiguration.defaultEchoCancellation`: Speex MDF 128 ms, then WebRTC AEC2 low) |
+/// | `aec_suppression_level` | `low`, `moderate`, `high` (WebRTC AEC2) | the chain's (`low` in `default`, else `moderate`) |
 /// | `aec_tail_ms` | int 20…1000 (Speex filter length) | 128 |
 /// | `enable_ns` | flag | false |
 /// | `ns_backend` | `webrtc`, `speex` | `webrtc` |
@@ -31,22 +31,29 @@ struct FrontEndParameters: Equatable {
     /// Reads the keys from the top level of the set_params object.
     init(_ reader: inout ParameterReader, manual: Bool, maxSentenceSilence: Int?, speechNoiseThreshold: Double?) throws {
         if try reader.flag("enable_aec") ?? manual {
-            var webRTC = WebRTCEchoCanceller.Configuration()
-            webRTC.extendedFilter = true
-            switch try reader.choice("aec_suppression_level", ["low", "moderate", "high"]) ?? "moderate" {
-            case "low": webRTC.suppressionLevel = .low
-            case "high": webRTC.suppressionLevel = .high
-            default: webRTC.suppressionLevel = .moderate
+            let level = try reader.choice("aec_suppression_level", ["low", "moderate", "high"])
+            let tail = try reader.int("aec_tail_ms", 20...1000)
+            let backend = try reader.choice("aec_backend", ["default", "webrtc", "webrtc_mobile", "speex", "speex_webrtc"]) ?? "default"
+            var (speex, webRTC) = (SpeexEchoCanceller.Configuration(), WebRTCEchoCanceller.Configuration())
+            if case .speexThenWebRTC(let defaultSpeex, let defaultWebRTC) = FrontEndConfiguration.defaultEchoCancellation,
+               backend == "default" {
+                (speex, webRTC) = (defaultSpeex, defaultWebRTC)
+            } else {
+                webRTC.extendedFilter = true
+                webRTC.suppressionLevel = .moderate
             }
-            var speex = SpeexEchoCanceller.Configuration()
-            speex.tailMilliseconds = try reader.int("aec_tail_ms", 20...1000) ?? speex.tailMilliseconds
-            switch try reader.choice("aec_backend", ["webrtc", "webrtc_mobile", "speex", "speex_webrtc"]) ?? "webrtc" {
+            if let level { webRTC.suppressionLevel = ["low": .low, "high": .high][level] ?? .moderate }
+            if let tail { speex.tailMilliseconds = tail }
+            switch backend {
+            case "webrtc": echoCancellation = .webRTC(webRTC)
             case "webrtc_mobile":
                 webRTC.mode = .mobile
                 echoCancellation = .webRTC(webRTC)
             case "speex": echoCancellation = .speex(speex)
-            case "speex_webrtc": echoCancellation = .speexThenWebRTC(speex, webRTC)
-            default: echoCancellation = .webRTC(webRTC)
+            default: echoCancellation = .speexThenWebRTC(speex, webRTC)
+            }
+            if backend == "default" && level == nil && tail == nil {
+                echoCancellation = FrontEndConfiguration.defaultEchoCancellation
             }
         } else {
             for key in ["aec_backend", "aec_suppression_level", "aec_tail_ms"] { _ = reader.any(key) }
