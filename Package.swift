@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
+        .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
     ],
@@ -35,6 +36,7 @@ let package = Package(
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
+        .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
@@ -59,6 +61,10 @@ let package = Package(
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "NuiSDKTests",
+            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming", "AllocationCounter"]
         ),
         // Runs the built afe binary (next to the test bundle) as a user would.
         .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),

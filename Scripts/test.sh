@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
-echo "== Concurrency stress test and the recognition session's lifecycle under ThreadSanitizer"
-swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests"
+echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui's callbacks and state table under ThreadSanitizer"
+swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
 if [ -f Scripts/reference-server/test_server.py ]; then

@@ -1,0 +1,1 @@
+../../../Sources/afe/WordErrorRate.swift
