@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
         .executable(name: "afe", targets: ["afe"]),
+        // The C ABI of the NUI SDK as a shared library, libnui.so, for C/C++ apps (header: Sources/CNui/include/nui.h).
+        .library(name: "nui", type: .dynamic, targets: ["NuiC"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -32,6 +34,8 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .target(name: "CNui"),
+        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
@@ -41,6 +45,10 @@ let package = Package(
         .testTarget(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "NuiCTests",
+            dependencies: ["NuiC", "CNui", "NuiSDK", "AudioFrontEnd"]
         ),
     ],
     cxxLanguageStandard: .cxx14
