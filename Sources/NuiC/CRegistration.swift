@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// `nui_initialize` claims the registration before it touches NeoNui's delegate, so a second `nui_initialize`
 /// (a state error) never replaces the listener of the running SDK; a failed initialize gives the claim back. The
-/// bridge stays retained after `nui_release` (NeoNui holds its delegate weakly, and `STATE_CLOSE` is delivered
-/// while releasing) until the next successful `nui_initialize` replaces it. No lock is held while NeoNui runs,
+/// bridge stays retained after `nui_release` (NeoNui holds its delegate weakly, and delivers `STATE_CLOSE` on its
+/// callback thread after `nui_release`) until the next successful `nui_initialize` replaces it. No lock is held while NeoNui runs,
 /// so a callback may call `nui_initialize` / `nui_release` without deadlock. Any thread; not real-time safe.
 enum CRegistration {
     private static let claimed = Atomic<Bool>(false)
@@ -32,10 +32,13 @@ enum CRegistration {
         return result.rawValue
     }
 
-    /// Releases NeoNui through `release`; on success the next `nui_initialize` may install a new listener.
+    /// Releases NeoNui through `release`; on success waits until the C listener got `STATE_CLOSE` (see
+    /// ``ListenerBridge/waitUntilClosed(timeout:)``), then lets the next `nui_initialize` install a new listener.
     static func release(_ release: () -> NuiSDK.NuiResultCode) -> Int32 {
         let result = release()
-        if result == .SUCCESS { claimed.store(false, ordering: .releasing) }
+        guard result == .SUCCESS else { return result.rawValue }
+        lock.withLock { retained }?.waitUntilClosed()
+        claimed.store(false, ordering: .releasing)
         return result.rawValue
     }
 }

@@ -50,13 +50,13 @@ public func nui_dialog_action(_ actionParams: UnsafePointer<CChar>?) -> Int32 {
 /// `nui_update_audio_data`. Real-time safe (NeoNui's push: no allocation, lock or wait).
 @_cdecl("nui_update_audio_data")
 public func nui_update_audio_data(_ data: UnsafePointer<CChar>?, _ length: Int32, _ firstPack: Bool) -> Int32 {
-    code(nui.nui_update_audio_data(data, length: length, firstPack: firstPack))
+    code(nui.nui_update_audio_data(data, len: length, firstPack: firstPack))
 }
 
 /// `nui_push_reference_data`. Real-time safe (NeoNui's push: no allocation, lock or wait).
 @_cdecl("nui_push_reference_data")
 public func nui_push_reference_data(_ data: UnsafePointer<CChar>?, _ length: Int32, _ firstPack: Bool) -> Int32 {
-    code(nui.nui_push_reference_data(data, length: length, firstPack: firstPack))
+    code(nui.nui_push_reference_data(data, len: length, firstPack: firstPack))
 }
 
 /// `nui_dialog_cancel`. Not real-time safe.
@@ -71,7 +71,7 @@ public func nui_release() -> Int32 {
     CRegistration.release { nui.nui_release() }
 }
 
-/// `nui_get_version`: a static string, never NULL.
+/// `nui_get_version`: a static string after `nui_initialize`, "" before (as NeoNui's, which is null then); never NULL.
 @_cdecl("nui_get_version")
 public func nui_get_version() -> UnsafePointer<CChar> {
     nui.nui_get_version() ?? CStrings.empty

@@ -118,10 +118,10 @@ int main(int argc, char **argv) {
     snprintf(params, sizeof params,
              "{\"service_type\":4,\"nls_config\":{\"model\":\"fun-asr-realtime\",\"sr_format\":\"%s\","
              "\"sample_rate\":%d}}", sr_format, mic.sample_rate);
-    printf("version %s\n", nui_get_version());
-
     check_uninitialized(&listener, init_params);
     check("initialize", nui_initialize(init_params, &listener, LOG_LEVEL_INFO, false), SUCCESS);
+    printf("version %s\n", nui_get_version());
+    check("version after init is not empty", nui_get_version()[0] != 0 ? 0 : -1, 0);
     check_initialized(&listener, init_params);
     check("set_params", nui_set_params(params), SUCCESS);
     check_configured();

@@ -67,14 +67,15 @@ int nui_push_reference_data(const char *data, int len, bool first_pack);
  *  now and discard what is pending (EVENT_TRANSCRIBER_COMPLETE at once). Not real-time safe. */
 NuiResultCode nui_dialog_cancel(bool force);
 
-/** Releases the SDK (ends any dialog at once; STATE_CLOSE). nui_initialize may be called again after it. */
+/** Releases the SDK: ends any dialog at once (EVENT_TRANSCRIBER_COMPLETE), then STATE_CLOSE; returns once
+ *  STATE_CLOSE was delivered (see nui_listener.h). nui_initialize may be called again after it. */
 NuiResultCode nui_release(void);
 
-/** The SDK version, e.g. "1.0.0"; a static string, never NULL. */
+/** The SDK version after nui_initialize ("" before, as in the NUI SDK); a static string, never NULL. */
 const char *nui_get_version(void);
 
-/** The complete JSON of the current (most recent) event; "" when there is none; never NULL. The string
- *  stays valid until the next nui_get_all_response call on the same thread or the thread's end. */
+/** The complete JSON of the current event: meant for inside `event_callback` (where it equals `all_response`);
+ *  "" before the first event; never NULL. The string stays valid until eight more events have been delivered. */
 const char *nui_get_all_response(void);
 
 #ifdef __cplusplus

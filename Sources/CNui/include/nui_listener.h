@@ -4,11 +4,13 @@
  * Names follow the NUI C++ SDK (`NuiSdkListener`, `event_callback`, `user_data_callback`, ...); the iOS
  * delegate method each stands for is named beside it.
  *
- * Threads: every callback runs on one SDK thread (the event drain thread of the running dialog; for
- * STATE_CLOSE, the thread that calls nui_release). Never on the thread that pushes audio, never while the
- * SDK holds an internal lock: a callback may call any nui_* function (nui_dialog_cancel, nui_get_all_response,
- * even nui_release) without deadlock. Callbacks of one dialog never run concurrently with each other.
- * Pointers passed to a callback are valid only during that call: copy what you keep.
+ * Threads: the callbacks run on the SDK's callback thread (a serial queue: one callback at a time, in the order
+ * the SDK posted them), never on a thread that calls nui_* and never while the SDK holds an internal lock, so a
+ * callback may call any nui_* function (nui_get_all_response, nui_dialog_cancel, even nui_release) without
+ * deadlock. Exception: in pull mode `user_data_callback` runs on the SDK's audio thread. The last callback is
+ * `audio_state_changed_callback(STATE_CLOSE)`; nui_release returns after it (unless nui_release is called from
+ * inside a callback: then STATE_CLOSE follows once that callback returns), so `user_data` may be freed once
+ * nui_release has returned. Pointers passed to a callback are valid only during that call: copy what you keep.
  */
 #ifndef NUI_LISTENER_H
 #define NUI_LISTENER_H
