@@ -18,7 +18,7 @@ final class NuiCProgramTests: XCTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let program = try CProgram.compile(into: directory)
+        let program = try CProgram.compileDemo(into: directory)
         let server = try ReferenceServer(["--api-key", "demo-key"])
         defer { server.stop() }
         let entry = try TestVectors.entry(Self.micVector)
@@ -84,5 +84,18 @@ final class NuiCProgramTests: XCTestCase {
     /// Opus: `sr_format: opus` from C; the SDK encodes, the server decodes and recognizes.
     func testCProgramRunsAnOpusDialog() throws {
         assertDialogRan(try runProgram(srFormat: "opus"))
+    }
+
+    /// C++: code written for the NUI C++ SDK's `NuiSdk` class compiles against nui.hpp and runs (no server needed:
+    /// nothing connects before a dialog starts).
+    func testCppProgramUsesTheNuiSdkClass() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuicpp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let program = try CProgram.compileCppSmoke(into: directory)
+        let run = try CProgram.run(program, ["ws://127.0.0.1:9/api-ws/v1/inference"], timeout: 60)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failedChecks, [])
+        XCTAssertTrue(run.output.contains("check release got=0 want=0 ok"), run.output)
     }
 }

@@ -35,21 +35,32 @@ enum CProgram {
         }
     }
 
-    /// Compiles nui_demo into `directory` (C99, warnings are errors) and returns the executable's path.
-    static func compile(into directory: URL) throws -> String {
+    /// The C program: nui_demo (C99).
+    static func compileDemo(into directory: URL) throws -> String {
+        try compile(["nui_demo.c", "nui_demo_support.c"], compiler: ["cc", "-std=c99"], name: "nui_demo",
+                    into: directory)
+    }
+
+    /// The C++ program: nui_cpp_smoke (C++11, over nui.hpp).
+    static func compileCppSmoke(into directory: URL) throws -> String {
+        try compile(["nui_cpp_smoke.cpp"], compiler: ["c++", "-std=c++11"], name: "nui_cpp_smoke", into: directory)
+    }
+
+    /// Compiles `files` of Tests/NuiCProgram (warnings are errors) against the headers and libnui.so into
+    /// `directory`; returns the executable's path.
+    static func compile(_ files: [String], compiler: [String], name: String, into directory: URL) throws -> String {
         let library = buildDirectory.appendingPathComponent("libnui.so")
         guard FileManager.default.fileExists(atPath: library.path) else {
             XCTFail("\(library.path) is missing: `swift build` (or `swift build --product nui`) builds it")
             throw CocoaError(.fileNoSuchFile)
         }
-        let executable = directory.appendingPathComponent("nui_demo").path
-        let files = ["nui_demo.c", "nui_demo_support.c"].map { sources.appendingPathComponent($0).path }
-        let result = try run("/usr/bin/env", ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
-                                              "-I", include.path] + files +
-                             ["-L", buildDirectory.path, "-lnui", "-Wl,-rpath," + buildDirectory.path,
-                              "-lpthread", "-o", executable], timeout: 120)
+        let executable = directory.appendingPathComponent(name).path
+        let result = try run("/usr/bin/env", compiler + ["-Wall", "-Wextra", "-Werror", "-pedantic", "-I", include.path]
+                             + files.map { sources.appendingPathComponent($0).path }
+                             + ["-L", buildDirectory.path, "-lnui", "-Wl,-rpath," + buildDirectory.path,
+                                "-lpthread", "-o", executable], timeout: 120)
         guard result.status == 0 else {
-            XCTFail("cc failed (\(result.status)):\n\(result.output)")
+            XCTFail("\(compiler[0]) failed (\(result.status)):\n\(result.output)")
             throw CocoaError(.executableLoad)
         }
         return executable
