@@ -1,13 +1,15 @@
 /*
  * nui_demo.c — a C99 program that runs one NUI dialog through the C API (nui.h, libnui.so).
  *
- *   nui_demo URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] [--sr-format pcm|opus]
+ *   nui_demo URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] [--sr-format pcm|opus] [--pull]
  *
  * It first checks the error paths (calls in the wrong state, NULL pointers, unknown enum values), then
  * initializes the SDK in push mode against URL, pushes the mic and the reference (the audio "played") from two
  * threads in 20 ms chunks at X times real time between play_start and play_over, ends the dialog with
  * nui_dialog_cancel(false), waits for EVENT_TRANSCRIBER_COMPLETE, releases the SDK and prints one `summary`
- * line. With --aec-out it writes the EVENT_AEC_DATA buffers (raw 16-bit PCM) to FILE.
+ * line. With --aec-out it writes the EVENT_AEC_DATA buffers (raw 16-bit PCM) to FILE. With --pull it runs in pull
+ * mode instead (audio_update_manually "false"): the SDK asks for the mic audio through user_data_callback, at real
+ * time; the reference is not used.
  * Exit status: 0 when every check passed and the dialog completed, 1 otherwise, 2 on bad usage.
  * Built and run by Tests/NuiCTests against the reference server (Scripts/reference-server/server.py).
  */
@@ -50,7 +52,7 @@ static void check_uninitialized(const NuiSdkListener *listener, const char *init
 }
 
 /* Initialized, no dialog yet. */
-static void check_initialized(const NuiSdkListener *listener, const char *init_params) {
+static void check_initialized(const NuiSdkListener *listener, const char *init_params, int pull) {
     char pcm[640] = {0};
     check("initialize twice", nui_initialize(init_params, listener, LOG_LEVEL_INFO, false),
           NUI_ERR_ALREADY_INITIALIZED);
@@ -58,7 +60,8 @@ static void check_initialized(const NuiSdkListener *listener, const char *init_p
     check("set_params NULL", nui_set_params(NULL), NUI_ERR_INVALID_JSON);
     check("set_params not JSON", nui_set_params("{not json"), NUI_ERR_INVALID_JSON);
     check("dialog_cancel without dialog", nui_dialog_cancel(false), NUI_ERR_NO_DIALOG);
-    check("update_audio_data without dialog", nui_update_audio_data(pcm, (int)sizeof pcm, false), NUI_ERR_NO_DIALOG);
+    check("update_audio_data without dialog", nui_update_audio_data(pcm, (int)sizeof pcm, false),
+          pull ? NUI_ERR_MANUAL_AUDIO_DISABLED : NUI_ERR_NO_DIALOG);
 }
 
 /* Parameters set, no dialog yet. */
@@ -80,6 +83,15 @@ static void check_running(void) {
     check("update_audio_data zero bytes", nui_update_audio_data(pcm, 0, false), SUCCESS);
 }
 
+/* A dialog runs in pull mode: the SDK asks for the mic audio, pushing is refused. */
+static void check_running_pull(void) {
+    char pcm[640] = {0};
+    check("update_audio_data in pull mode", nui_update_audio_data(pcm, (int)sizeof pcm, false),
+          NUI_ERR_MANUAL_AUDIO_DISABLED);
+    check("push_reference_data in pull mode", nui_push_reference_data(pcm, (int)sizeof pcm, false),
+          NUI_ERR_MANUAL_AUDIO_DISABLED);
+}
+
 /* After nui_release. */
 static void check_released(void) {
     check("release twice", nui_release(), NUI_ERR_NOT_INITIALIZED);
@@ -90,7 +102,7 @@ static void check_released(void) {
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: %s URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] "
-                        "[--sr-format pcm|opus]\n", argv[0]);
+                        "[--sr-format pcm|opus] [--pull]\n", argv[0]);
         return 2;
     }
     struct pcm16 mic, reference;
@@ -103,6 +115,8 @@ int main(int argc, char **argv) {
     double speed = atof(option(argc, argv, "--speed", "4"));
     const char *aec_path = option(argc, argv, "--aec-out", NULL);
     const char *sr_format = option(argc, argv, "--sr-format", "pcm");
+    int pull = 0;
+    for (int i = 4; i < argc; i++) pull |= strcmp(argv[i], "--pull") == 0;
     if (speed <= 0) speed = 1;
 
     struct demo_state state;
@@ -110,11 +124,14 @@ int main(int argc, char **argv) {
     NuiSdkListener listener;
     memset(&listener, 0, sizeof listener);
     demo_listener(&listener, &state);
+    size_t frames = mic.count < reference.count ? mic.count : reference.count;
+    if (seconds > 0 && (size_t)(seconds * mic.sample_rate) < frames) frames = (size_t)(seconds * mic.sample_rate);
+    if (pull) demo_pull_from(&listener, &state, &mic, frames);
 
     char init_params[1024], params[512];
     snprintf(init_params, sizeof init_params,
              "{\"url\":\"%s\",\"apikey\":\"demo-key\",\"device_id\":\"nui-demo-c\",\"service_mode\":\"1\","
-             "\"audio_update_manually\":\"true\",\"log_track_level\":3}", argv[1]);
+             "\"audio_update_manually\":\"%s\",\"log_track_level\":3}", argv[1], pull ? "false" : "true");
     snprintf(params, sizeof params,
              "{\"service_type\":4,\"nls_config\":{\"model\":\"fun-asr-realtime\",\"sr_format\":\"%s\","
              "\"sample_rate\":%d}}", sr_format, mic.sample_rate);
@@ -122,24 +139,28 @@ int main(int argc, char **argv) {
     check("initialize", nui_initialize(init_params, &listener, LOG_LEVEL_INFO, false), SUCCESS);
     printf("version %s\n", nui_get_version());
     check("version after init is not empty", nui_get_version()[0] != 0 ? 0 : -1, 0);
-    check_initialized(&listener, init_params);
+    check_initialized(&listener, init_params, pull);
     check("set_params", nui_set_params(params), SUCCESS);
     check_configured();
     check("dialog_start", nui_dialog_start(MODE_P2T, ""), SUCCESS);
-    check_running();
-
-    size_t frames = mic.count < reference.count ? mic.count : reference.count;
-    if (seconds > 0 && (size_t)(seconds * mic.sample_rate) < frames) frames = (size_t)(seconds * mic.sample_rate);
-    check("dialog_action play_start", nui_dialog_action("{\"type\":\"action\",\"command\":\"play_start\"}"), SUCCESS);
-    push_both(&mic, &reference, frames, speed, &state);
-    check("dialog_action play_over", nui_dialog_action("{\"type\":\"action\",\"command\":\"play_over\"}"), SUCCESS);
+    if (pull) {
+        check_running_pull();
+        check("everything pulled", demo_wait_pulled(&state, (int)(frames / (size_t)mic.sample_rate) + 20) ? 0 : -1, 0);
+    } else {
+        check_running();
+        check("dialog_action play_start", nui_dialog_action("{\"type\":\"action\",\"command\":\"play_start\"}"),
+              SUCCESS);
+        push_both(&mic, &reference, frames, speed, &state);
+        check("dialog_action play_over", nui_dialog_action("{\"type\":\"action\",\"command\":\"play_over\"}"),
+              SUCCESS);
+    }
     check("dialog_cancel", nui_dialog_cancel(false), SUCCESS);
     int completed = demo_wait_complete(&state, 60);
     check("transcriber complete within 60 s", completed ? 0 : -1, 0);
     check("release", nui_release(), SUCCESS);
     check_released();
 
-    demo_print_summary(&state, frames * 2);
+    demo_print_summary(&state, pull ? 0 : frames * 2);
     demo_state_destroy(&state);
     free(mic.samples);
     free(reference.samples);

@@ -116,6 +116,37 @@ static void on_log(void *user, NuiSdkLogLevel level, const char *line) {
     pthread_mutex_unlock(&state->lock);
 }
 
+static int on_need_audio(void *user, char *buffer, int len) {
+    struct demo_state *state = user;
+    pthread_mutex_lock(&state->lock);
+    size_t left = state->pull_frames - state->pull_position;
+    size_t n = (size_t)len / 2 < left ? (size_t)len / 2 : left;
+    memcpy(buffer, state->pull_audio->samples + state->pull_position, n * 2);
+    state->pull_position += n;
+    state->pull_calls++;
+    pthread_cond_broadcast(&state->changed);
+    pthread_mutex_unlock(&state->lock);
+    return (int)(n * 2);
+}
+
+void demo_pull_from(NuiSdkListener *listener, struct demo_state *state, const struct pcm16 *audio, size_t frames) {
+    state->pull_audio = audio;
+    state->pull_frames = frames;
+    listener->user_data_callback = on_need_audio;
+}
+
+int demo_wait_pulled(struct demo_state *state, int seconds) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += seconds;
+    pthread_mutex_lock(&state->lock);
+    while (state->pull_position < state->pull_frames)
+        if (pthread_cond_timedwait(&state->changed, &state->lock, &deadline) == ETIMEDOUT) break;
+    int done = state->pull_position >= state->pull_frames;
+    pthread_mutex_unlock(&state->lock);
+    return done;
+}
+
 void demo_listener(NuiSdkListener *listener, struct demo_state *state) {
     listener->event_callback = on_event;
     listener->audio_state_changed_callback = on_audio_state;
@@ -199,14 +230,16 @@ void demo_print_summary(struct demo_state *state, size_t pushed_mic_bytes) {
     printf("summary started=%d vad_start=%d vad_end=%d partial=%d sentence_start=%d sentence_end=%d "
            "asr_error=%d mic_error=%d completed=%d state_open=%d state_pause=%d state_close=%d "
            "rms_calls=%d rms_min=%.1f rms_max=%.1f log_lines=%d aec_chunks=%d aec_bytes=%ld mic_bytes=%zu "
-           "mic_push_errors=%d reference_push_errors=%d response_mismatches=%d last_error_code=%d failed_checks=%d\n",
+           "mic_push_errors=%d reference_push_errors=%d response_mismatches=%d last_error_code=%d pull_calls=%d "
+           "pulled_bytes=%zu failed_checks=%d\n",
            state->events[EVENT_TRANSCRIBER_STARTED], state->events[EVENT_VAD_START], state->events[EVENT_VAD_END],
            state->events[EVENT_ASR_PARTIAL_RESULT], state->events[EVENT_SENTENCE_START],
            state->events[EVENT_SENTENCE_END], state->events[EVENT_ASR_ERROR], state->events[EVENT_MIC_ERROR],
            state->events[EVENT_TRANSCRIBER_COMPLETE], state->states[STATE_OPEN], state->states[STATE_PAUSE],
            state->states[STATE_CLOSE], state->rms_calls, state->rms_min, state->rms_max, state->log_lines,
            state->aec_chunks, state->aec_bytes, pushed_mic_bytes, state->mic_push_errors,
-           state->reference_push_errors, state->response_mismatches, state->last_error_code, failed_checks());
+           state->reference_push_errors, state->response_mismatches, state->last_error_code, state->pull_calls,
+           state->pull_position * 2, failed_checks());
     pthread_mutex_unlock(&state->lock);
     fflush(stdout);
 }

@@ -37,12 +37,20 @@ struct demo_state {
     int response_mismatches; /* all_response differed from nui_get_all_response() inside the callback */
     int last_error_code;
     FILE *aec_file;
+    /* Pull mode: user_data_callback serves pull_audio from pull_position (in samples) up to pull_frames. */
+    const struct pcm16 *pull_audio;
+    size_t pull_frames, pull_position;
+    int pull_calls;
 };
 
 void demo_state_init(struct demo_state *state, const char *aec_path);
 void demo_state_destroy(struct demo_state *state);
 /* Sets every callback of `listener` to record into `state`. */
 void demo_listener(NuiSdkListener *listener, struct demo_state *state);
+/* Pull mode: serve the first `frames` samples of `audio` through user_data_callback. */
+void demo_pull_from(NuiSdkListener *listener, struct demo_state *state, const struct pcm16 *audio, size_t frames);
+/* Waits up to `seconds` until the SDK pulled everything; 1 when it did. */
+int demo_wait_pulled(struct demo_state *state, int seconds);
 /* Waits up to `seconds` for EVENT_TRANSCRIBER_COMPLETE; 1 when it came. */
 int demo_wait_complete(struct demo_state *state, int seconds);
 /* Pushes the first `frames` samples of mic and reference from two threads, 20 ms chunks, `speed` x real time. */

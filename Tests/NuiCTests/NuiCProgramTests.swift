@@ -14,7 +14,7 @@ final class NuiCProgramTests: XCTestCase {
     }
 
     /// Compiles and runs the C program on the double-talk vector (first `seconds` s, pushed at 4x real time).
-    func runProgram(srFormat: String) throws -> Outcome {
+    func runProgram(srFormat: String, extra: [String] = [], seconds: Double = seconds) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -28,8 +28,8 @@ final class NuiCProgramTests: XCTestCase {
         let run = try CProgram.run(program, [server.url(),
                                              TestVectors.directory.appendingPathComponent(Self.micVector).path,
                                              TestVectors.directory.appendingPathComponent(entry["reference"] as! String).path,
-                                             "--seconds", String(Self.seconds), "--speed", "4",
-                                             "--aec-out", aecPath, "--sr-format", srFormat], timeout: 120)
+                                             "--seconds", String(seconds), "--speed", "4",
+                                             "--aec-out", aecPath, "--sr-format", srFormat] + extra, timeout: 120)
         let bytes = (try? Data(contentsOf: URL(fileURLWithPath: aecPath))) ?? Data()
         let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         return Outcome(run: run, aecOutput: samples.map { Int16(littleEndian: $0) })
@@ -84,6 +84,20 @@ final class NuiCProgramTests: XCTestCase {
     /// Opus: `sr_format: opus` from C; the SDK encodes, the server decodes and recognizes.
     func testCProgramRunsAnOpusDialog() throws {
         assertDialogRan(try runProgram(srFormat: "opus"))
+    }
+
+    /// Pull mode from C: the SDK asks for the mic audio through `user_data_callback` (4 s at real time).
+    func testCProgramRunsAPullModeDialog() throws {
+        let run = try runProgram(srFormat: "pcm", extra: ["--pull"], seconds: 4).run
+        let context = "C program output:\n\(run.output)"
+        XCTAssertEqual(run.status, 0, context)
+        XCTAssertEqual(run.failedChecks, [])
+        XCTAssertEqual(run.int("pulled_bytes"), 4 * 16000 * 2, context)
+        XCTAssertGreaterThan(run.int("pull_calls"), 100, context)
+        XCTAssertEqual(run.int("started"), 1, context)
+        XCTAssertGreaterThanOrEqual(run.int("sentence_end"), 1, context)
+        XCTAssertEqual(run.int("completed"), 1, context)
+        XCTAssertEqual(run.int("state_close"), 1, context)
     }
 
     /// C++: code written for the NUI C++ SDK's `NuiSdk` class compiles against nui.hpp and runs (no server needed:
