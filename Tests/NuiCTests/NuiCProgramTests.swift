@@ -14,7 +14,7 @@ final class NuiCProgramTests: XCTestCase {
     }
 
     /// Compiles and runs the C program on the double-talk vector (first `seconds` s, pushed at 4x real time).
-    func runProgram(srFormat: String, extra: [String] = [], seconds: Double = seconds) throws -> Outcome {
+    func runProgram(srFormat: String, extra: [String] = [], seconds: Double = NuiCProgramTests.seconds) throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
