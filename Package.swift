@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
+        .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
         // The C ABI of the NUI SDK as a shared library, libnui.so, for C/C++ apps (header: Sources/CNui/include/nui.h).
         .library(name: "nui", type: .dynamic, targets: ["NuiC"]),
@@ -34,6 +36,8 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
+        .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
@@ -45,6 +49,14 @@ let package = Package(
         .testTarget(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "VoiceRecognitionTests",
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd"]
+        ),
+        .testTarget(
+            name: "NuiSDKTests",
+            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming"]
         ),
         .testTarget(
             name: "NuiCTests",

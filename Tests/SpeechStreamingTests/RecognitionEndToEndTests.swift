@@ -6,24 +6,6 @@ import XCTest
 /// end) streamed to the reference server's PocketSphinx recognizer. The clean stream is recognized far
 /// better: the front end's job is worth doing, and the client carries real speech intact.
 final class RecognitionEndToEndTests: XCTestCase {
-    /// Words of `text`, lower case, without punctuation.
-    static func words(_ text: String) -> [String] {
-        text.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init)
-    }
-
-    /// Word error rate: (substitutions + deletions + insertions) / reference words (Levenshtein over words).
-    static func wordErrorRate(reference: [String], hypothesis: [String]) -> Double {
-        var previous = Array(0...hypothesis.count)
-        for (i, word) in reference.enumerated() {
-            var current = [i + 1] + [Int](repeating: 0, count: hypothesis.count)
-            for (j, guess) in hypothesis.enumerated() {
-                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (word == guess ? 0 : 1))
-            }
-            previous = current
-        }
-        return Double(previous[hypothesis.count]) / Double(max(reference.count, 1))
-    }
-
     /// Streams `samples` through a DashScope session and returns the final sentences' text.
     func recognize(_ samples: [Int16], server: ReferenceServer, label: String) throws -> String {
         let session = try SpeechStreamingSession(configuration: DashScopeConfiguration(
@@ -49,15 +31,15 @@ final class RecognitionEndToEndTests: XCTestCase {
         let entry = try TestVectors.entry(mic)
         let cleanName = try XCTUnwrap(entry["clean_nearend"] as? String)
         let utterances = try XCTUnwrap(TestVectors.entry(cleanName)["utterances"] as? [[String: Any]])
-        let reference = utterances.compactMap { $0["text"] as? String }.flatMap(Self.words)
+        let reference = utterances.compactMap { $0["text"] as? String }.flatMap(WordErrorRate.words)
         let clean = try TestVectors.int16(cleanName)
         let raw = try TestVectors.int16(mic)
         XCTAssertEqual(clean.sampleRate, 16000)
 
         let cleanText = try recognize(clean.samples, server: server, label: "clean near end")
         let rawText = try recognize(raw.samples, server: server, label: "raw mic")
-        let cleanWER = Self.wordErrorRate(reference: reference, hypothesis: Self.words(cleanText))
-        let rawWER = Self.wordErrorRate(reference: reference, hypothesis: Self.words(rawText))
+        let cleanWER = WordErrorRate.of(reference: reference, hypothesis: WordErrorRate.words(cleanText))
+        let rawWER = WordErrorRate.of(reference: reference, hypothesis: WordErrorRate.words(rawText))
         let report = "WER clean \(String(format: "%.2f", cleanWER)) ('\(cleanText)'), raw mic \(mic) "
             + "\(String(format: "%.2f", rawWER)) ('\(rawText)'), reference '\(reference.joined(separator: " "))'"
         print(report)
@@ -67,9 +49,9 @@ final class RecognitionEndToEndTests: XCTestCase {
     }
 
     func testWordErrorRate() {
-        XCTAssertEqual(Self.wordErrorRate(reference: ["a", "b", "c"], hypothesis: ["a", "b", "c"]), 0)
-        XCTAssertEqual(Self.wordErrorRate(reference: ["a", "b", "c"], hypothesis: ["a", "x", "c", "d"]), 2.0 / 3)
-        XCTAssertEqual(Self.wordErrorRate(reference: ["a", "b"], hypothesis: []), 1)
-        XCTAssertEqual(Self.words("Set a timer, please."), ["set", "a", "timer", "please"])
+        XCTAssertEqual(WordErrorRate.of(reference: ["a", "b", "c"], hypothesis: ["a", "b", "c"]), 0)
+        XCTAssertEqual(WordErrorRate.of(reference: ["a", "b", "c"], hypothesis: ["a", "x", "c", "d"]), 2.0 / 3)
+        XCTAssertEqual(WordErrorRate.of(reference: ["a", "b"], hypothesis: []), 1)
+        XCTAssertEqual(WordErrorRate.words("Set a timer, please."), ["set", "a", "timer", "please"])
     }
 }

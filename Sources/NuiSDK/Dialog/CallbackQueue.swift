@@ -1,0 +1,25 @@
+import Foundation
+
+/// The SDK's callback thread: a serial queue that runs delegate calls one at a time, in the order they were
+/// posted, never on the caller's thread and never while NeoNui holds its lock. A callback may call back into
+/// NeoNui (even `nui_release`): posting never waits for the queue.
+final class CallbackQueue: @unchecked Sendable { // immutable
+    private let queue = DispatchQueue(label: "NeoNui.callbacks")
+    private let key = DispatchSpecificKey<Bool>()
+
+    init() { queue.setSpecific(key: key, value: true) }
+
+    /// Runs `body` on the callback thread after everything posted before. Any thread; returns at once.
+    func post(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+
+    /// Whether the caller runs on the callback thread (inside a callback).
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+    /// Waits until everything posted so far has run. Not from the callback thread (returns at once there).
+    func drain(timeout: TimeInterval = 5) {
+        guard !isCurrent else { return }
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        _ = done.wait(timeout: .now() + timeout)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import VoiceRecognition
+
+/// One dialog between `nui_dialog_start` and its end: the core, its audio paths and the bookkeeping of what was
+/// already reported. The flags are guarded by NeoNui's `lock`.
+final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.lock
+    let number: Int
+    let audio: DialogAudio
+    let puller: AudioPuller?
+    /// Set when NeoNui ended the dialog itself (forced cancel, release): later core events are dropped.
+    var detached = false
+    /// Whether STATE_PAUSE was reported.
+    var pauseReported = false
+    /// Whether the threads and files were stopped.
+    var cleanedUp = false
+    /// The task id once the service started the task.
+    var taskId: String?
+
+    init(number: Int, audio: DialogAudio, puller: AudioPuller?) {
+        self.number = number
+        self.audio = audio
+        self.puller = puller
+    }
+
+    var core: RecognitionCore { audio.core }
+
+    /// Stops the pull thread and the WAV writer and lets the core go on a background queue (its threads may
+    /// not be joined from themselves). Once; call without NeoNui's locks.
+    func cleanUp(alreadyCleaned: Bool) {
+        guard !alreadyCleaned else { return }
+        puller?.stop()
+        audio.recorder?.stop()
+        let audio = audio
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { withExtendedLifetime(audio) {} }
+    }
+}

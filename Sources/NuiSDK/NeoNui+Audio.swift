@@ -1,0 +1,50 @@
+extension NeoNui {
+    /// Push mode (`audio_update_manually` true): the mic audio, 16-bit little-endian mono PCM at
+    /// `nls_config.sample_rate`, in chunks of any size.
+    ///
+    /// Real-time safe (no lock, no allocation, never blocks); call from one audio thread at a time. The
+    /// corresponding Objective-C call is `-nui_update_audio_data:Len:FirstPack:`.
+    /// - Parameters:
+    ///   - data: the PCM bytes.
+    ///   - length: their count in bytes (even).
+    ///   - first_pack: not used (as documented).
+    /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_MANUAL_AUDIO_DISABLED`, `NUI_ERR_NO_DIALOG`,
+    ///   `NUI_ERR_INVALID_AUDIO_DATA`, `NUI_ERR_AUDIO_BUFFER_FULL` (the rest was dropped and counted) or
+    ///   `NUI_ERR_CONCURRENT_AUDIO_PUSH`.
+    public func nui_update_audio_data(_ data: UnsafePointer<CChar>?, Len length: Int32, FirstPack first_pack: Bool) -> NuiResultCode {
+        push(data, length, reference: false)
+    }
+
+    /// ``nui_update_audio_data(_:Len:FirstPack:)`` with lower-case labels.
+    public func nui_update_audio_data(_ data: UnsafePointer<CChar>?, len length: Int32, firstPack first_pack: Bool) -> NuiResultCode {
+        push(data, length, reference: false)
+    }
+
+    /// Push mode with on-device AEC: the audio the device plays (the reference), 16-bit little-endian mono PCM at
+    /// `nls_config.sample_rate`, as it is played.
+    ///
+    /// Real-time safe; call from one playback thread at a time. The corresponding Objective-C call is
+    /// `-nui_push_reference_data:Len:FirstPack:`.
+    /// - Returns: as ``nui_update_audio_data(_:Len:FirstPack:)``, and `NUI_ERR_AEC_DISABLED` when AEC is off.
+    public func nui_push_reference_data(_ data: UnsafePointer<CChar>?, Len length: Int32, FirstPack first_pack: Bool) -> NuiResultCode {
+        push(data, length, reference: true)
+    }
+
+    /// ``nui_push_reference_data(_:Len:FirstPack:)`` with lower-case labels.
+    public func nui_push_reference_data(_ data: UnsafePointer<CChar>?, len length: Int32, firstPack first_pack: Bool) -> NuiResultCode {
+        push(data, length, reference: true)
+    }
+
+    private func push(_ data: UnsafePointer<CChar>?, _ length: Int32, reference: Bool) -> NuiResultCode {
+        let current = State(rawValue: phase.load(ordering: .acquiring)) ?? .uninitialized
+        guard current != .uninitialized else { return .NUI_ERR_NOT_INITIALIZED }
+        guard manualAudio.load(ordering: .acquiring) else { return .NUI_ERR_MANUAL_AUDIO_DISABLED }
+        guard let data, length >= 0, length % 2 == 0 else { return .NUI_ERR_INVALID_AUDIO_DATA }
+        let bytes = UnsafeRawBufferPointer(start: data, count: Int(length))
+        return slot.withDialog { dialog -> NuiResultCode in
+            if reference && !dialog.echoCancellation { return .NUI_ERR_AEC_DISABLED }
+            if length == 0 { return .SUCCESS }
+            return NuiResultCode(reference ? dialog.pushReference(bytes).status : dialog.pushMic(bytes).status)
+        } ?? .NUI_ERR_NO_DIALOG
+    }
+}

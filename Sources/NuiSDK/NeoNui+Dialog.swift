@@ -1,0 +1,142 @@
+import AudioFrontEnd
+import Foundation
+import SpeechStreaming
+import VoiceRecognition
+
+extension NeoNui {
+    /// Starts a dialog: the front end and the connection start, `STATE_OPEN` is reported, then
+    /// `EVENT_TRANSCRIBER_STARTED` once the server accepts the task (or `EVENT_ASR_ERROR`).
+    ///
+    /// The corresponding Objective-C call is `-nui_dialog_start:dialogParam:`.
+    /// - Parameters:
+    ///   - vad_mode: `MODE_P2T`.
+    ///   - dialog_params: JSON, may be empty: a fresh `apikey`, and `input_context` for context biasing.
+    /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_PARAMS_NOT_SET`, `NUI_ERR_DIALOG_RUNNING`,
+    ///   `NUI_ERR_UNSUPPORTED_VAD_MODE`, a parameter error, or `NUI_ERR_FRONT_END`.
+    public func nui_dialog_start(_ vad_mode: NuiVadMode, dialogParam dialog_params: UnsafePointer<CChar>?) -> NuiResultCode {
+        let (code, cleanup) = control.withLock { startDialog(vad_mode, dialog_params) }
+        cleanup?()
+        return code
+    }
+
+    private func startDialog(_ mode: NuiVadMode, _ text: UnsafePointer<CChar>?) -> (NuiResultCode, (() -> Void)?) {
+        let call = "nui_dialog_start"
+        let (current, initial, parameters, keepFiles) = lock.withLock { (state, initParameters, recognition, saveLog) }
+        switch current {
+        case .uninitialized: return (refuse(call, .NUI_ERR_NOT_INITIALIZED, "call nui_initialize first"), nil)
+        case .initialized: return (refuse(call, .NUI_ERR_PARAMS_NOT_SET, "call nui_set_params first"), nil)
+        case .running, .stopping: return (refuse(call, .NUI_ERR_DIALOG_RUNNING, "a dialog is running"), nil)
+        case .ready: break
+        }
+        guard let initial, let parameters else { return (.NUI_ERR_INTERNAL, nil) }
+        guard mode == .MODE_P2T else { return (refuse(call, .NUI_ERR_UNSUPPORTED_VAD_MODE, "vad_mode \(mode) is not supported, use MODE_P2T"), nil) }
+        let dialogParameters: DialogParameters
+        do {
+            dialogParameters = try DialogParameters(json: text) { logger.warning("\(call): \($0)") }
+        } catch let error as NuiParameterError {
+            return (refuse(call, error.code, error.description), nil)
+        } catch {
+            return (refuse(call, .NUI_ERR_INTERNAL, "\(error)"), nil)
+        }
+        if let key = dialogParameters.apiKey { logger.redactor.add([key]) }
+        let configuration = recognitionConfiguration(initial, parameters, dialogParameters)
+        let core: RecognitionCore
+        do {
+            core = try RecognitionCore(configuration: configuration)
+        } catch let error as RecognitionError {
+            return (refuse(call, NuiResultCode(error), error.message), nil)
+        } catch {
+            return (refuse(call, .NUI_ERR_INTERNAL, "\(error)"), nil)
+        }
+        var recorder: DebugWavRecorder?
+        if keepFiles && initial.saveWav, let path = initial.debugPath {
+            let micRate = parameters.sampleRate
+            let outputRate = parameters.format == .opus ? configuration.frontEnd.processingRate : parameters.sampleRate
+            recorder = DebugWavRecorder(directory: path, limit: initial.maxLogFileSize, rates: [micRate, micRate, outputRate])
+        }
+        let audio = DialogAudio(core: core, recorder: recorder, echoCancellation: parameters.frontEnd.isEchoCancellationOn)
+        let number = lock.withLock { () -> Int in
+            dialogCount += 1
+            return dialogCount
+        }
+        let puller = initial.audioUpdateManually ? nil : makePuller(audio, sampleRate: parameters.sampleRate)
+        let running = RunningDialog(number: number, audio: audio, puller: puller)
+        core.eventHandler = { [weak self, weak running] event in
+            guard let self, let running else { return }
+            self.handle(event, of: running)
+        }
+        lock.withLock {
+            dialog = running
+            setState(.running)
+        }
+        recorder?.start()
+        if initial.audioUpdateManually { slot.install(audio) }
+        deliverAudioState(.STATE_OPEN)
+        logger.info("\(call): dialog \(number), \(parameters.format.rawValue) \(parameters.sampleRate) Hz to \(initial.url)")
+        do {
+            try core.start()
+        } catch {
+            let code = (error as? RecognitionError).map(NuiResultCode.init) ?? .NUI_ERR_INTERNAL
+            let cleanup = endDialog(running, detach: true)
+            return (refuse(call, code, "\(error)"), cleanup)
+        }
+        puller?.start()
+        return (.SUCCESS, nil)
+    }
+
+    /// The core's configuration: the front end at the app's rate, the service, the format and the timeouts.
+    private func recognitionConfiguration(_ initial: InitParameters, _ parameters: RecognitionParameters,
+                                          _ dialogParameters: DialogParameters) -> RecognitionConfiguration {
+        let frontEnd = parameters.frontEnd.configuration(sampleRate: parameters.sampleRate)
+        let service: RecognitionConfiguration.Service
+        switch StreamingSettings(initParameters: initial, recognition: parameters, dialog: dialogParameters) {
+        case .dashScope(let configuration): service = .dashScope(configuration)
+        case .nls(let configuration): service = .nls(configuration)
+        }
+        var opus = Opus.Encoder.Configuration()
+        opus.bitrate = parameters.frontEnd.opusBitrate
+        opus.complexity = parameters.frontEnd.opusComplexity
+        return RecognitionConfiguration(
+            frontEnd: frontEnd, service: service, audioFormat: parameters.format,
+            sampleRate: parameters.format == .opus ? frontEnd.processingRate : parameters.sampleRate,
+            opus: opus, micSilenceTimeout: lock.withLock { micSilenceTimeout },
+            queueFullPolicy: .drop, reportsAudio: true)
+    }
+
+    /// The pull-mode audio thread of a dialog: asks the delegate, pushes into the dialog.
+    private func makePuller(_ audio: DialogAudio, sampleRate: Int) -> AudioPuller {
+        AudioPuller(sampleRate: sampleRate, speed: lock.withLock { pullSpeed }, source: { [weak self] buffer, length in
+            guard let delegate = self?.delegate else { return 0 }
+            return delegate.onNuiNeedAudioData(buffer, length: length)
+        }, sink: { bytes in
+            let result = audio.pushMic(bytes)
+            switch result.status {
+            case .ok: return (result.accepted, false)
+            case .bufferFull: return (result.accepted, true)
+            case .notRunning, .concurrentPush: return nil
+            }
+        })
+    }
+
+    /// Marks `running` ended (state back to ready when it is the current dialog, its audio path closed), then
+    /// posts `event` (the terminal event, if any) and STATE_PAUSE once. Returns the clean-up to run without locks.
+    func endDialog(_ running: RunningDialog, detach: Bool = false, event: (() -> Void)? = nil) -> () -> Void {
+        slot.remove(running.audio)
+        let (pause, cleaned) = lock.withLock { () -> (Bool, Bool) in
+            if dialog === running {
+                dialog = nil
+                setState(.ready)
+            }
+            if detach { running.detached = true }
+            defer {
+                running.pauseReported = true
+                running.cleanedUp = true
+            }
+            return (!running.pauseReported, running.cleanedUp)
+        }
+        running.audio.recorder?.stop() // the WAVs are complete when the app hears of the end
+        event?()
+        if pause { deliverAudioState(.STATE_PAUSE) }
+        return { running.cleanUp(alreadyCleaned: cleaned) }
+    }
+}

@@ -1,0 +1,85 @@
+import AudioFrontEnd
+import Foundation
+import SpeechStreaming
+import VoiceRecognition
+
+extension NeoNui {
+    /// Turns one event of a dialog's core into callbacks. Runs on the core's event thread; takes NeoNui's lock only
+    /// briefly and posts every callback to the callback thread.
+    func handle(_ event: RecognitionEvent, of running: RunningDialog) {
+        guard !lock.withLock({ running.detached }) else { return }
+        let number = running.number
+        switch event {
+        case .started(let started):
+            lock.withLock { running.taskId = started.taskId }
+            deliverEvent(.EVENT_TRANSCRIBER_STARTED, dialog: number, asrResult: started.rawJSON, response: started.rawJSON)
+        case .sentenceStart(let start):
+            deliverEvent(.EVENT_SENTENCE_START, dialog: number, asrResult: start.rawJSON, response: start.rawJSON)
+        case .partialResult(let result):
+            deliverEvent(.EVENT_ASR_PARTIAL_RESULT, dialog: number, asrResult: result.rawJSON, response: result.rawJSON)
+        case .finalResult(let result):
+            deliverEvent(.EVENT_SENTENCE_END, dialog: number, asrResult: result.rawJSON, response: result.rawJSON)
+        case .translation(let translation):
+            deliverEvent(.EVENT_RESULT_TRANSLATED, dialog: number, asrResult: translation.rawJSON, response: translation.rawJSON)
+        case .speechStarted(let milliseconds):
+            let json = Self.localJSON("vad_start", running, ["time": milliseconds])
+            deliverEvent(.EVENT_VAD_START, dialog: number, asrResult: json, response: json)
+        case .speechEnded(let milliseconds):
+            let json = Self.localJSON("vad_end", running, ["time": milliseconds])
+            deliverEvent(.EVENT_VAD_END, dialog: number, asrResult: json, response: json)
+        case .audio(let chunk):
+            deliverAudio(chunk, recorder: running.audio.recorder)
+        case .level(_, let inputDecibels, _):
+            deliver { $0.onNuiRmsChanged(inputDecibels) }
+        case .telemetry(let telemetry):
+            logger.verbose("echo: delay \(telemetry.delayMilliseconds.map { "\(Int($0)) ms" } ?? "unknown"), ERLE "
+                + "\(telemetry.erleDecibels.map { String(format: "%.1f dB", $0) } ?? "-"), double talk \(telemetry.isDoubleTalk)")
+        case .drops(let drops):
+            logger.warning("audio dropped or missing: \(drops)")
+        case .micSilent(let milliseconds):
+            let json = Self.localJSON("mic_error", running, ["silent_ms": milliseconds])
+            deliverEvent(.EVENT_MIC_ERROR, dialog: number, asrResult: "no audio for \(milliseconds) ms", response: json,
+                         code: .NUI_ERR_MIC_NO_DATA)
+        case .reconnecting(let reconnection):
+            logger.warning("connection lost (\(reconnection.cause)); reconnecting, attempt \(reconnection.attempt)")
+        case .error(let error):
+            let code = NuiResultCode(error)
+            let response = error.rawJSON ?? Self.localJSON("error", running, ["status": Int(code.rawValue), "status_text": error.message])
+            logger.error("dialog \(number) failed: \(error.message) (\(code.name) \(code.rawValue))")
+            endDialog(running) {
+                self.deliverEvent(.EVENT_ASR_ERROR, dialog: number, asrResult: error.message, response: response, finish: true,
+                                  code: code)
+            }()
+        case .completed(let summary):
+            let response = summary.rawJSON ?? Self.localJSON("complete", running, [:])
+            logger.info("dialog \(number) complete: \(summary.sentences.count) sentences, drops \(summary.drops)")
+            endDialog(running) {
+                self.deliverEvent(.EVENT_TRANSCRIBER_COMPLETE, dialog: number, asrResult: response, response: response,
+                                  finish: true)
+            }()
+        }
+    }
+
+    /// EVENT_AEC_DATA: the processed chunk as 16-bit PCM through `onNuiAssistEventCallback`; with save_wav also
+    /// into aec_output.wav.
+    private func deliverAudio(_ chunk: AudioChunk, recorder: DebugWavRecorder?) {
+        let samples = chunk.samples
+        if let recorder { samples.withUnsafeBytes { recorder.record(.aecOutput, $0) } }
+        deliver { delegate in
+            var copy = samples
+            copy.withUnsafeMutableBytes { bytes in
+                delegate.onNuiAssistEventCallback(.EVENT_AEC_DATA, info: nil, infoLen: 0,
+                                                  buffer: bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+                                                  len: Int32(bytes.count))
+            }
+        }
+    }
+
+    /// The JSON of an event that has no server message: `{"header": {"event", "task_id", "dialog"}, "payload": {…}}`.
+    static func localJSON(_ event: String, _ running: RunningDialog, _ payload: [String: Any]) -> String {
+        let header: [String: Any] = ["event": event, "dialog": running.number]
+        let object: [String: Any] = ["header": header, "payload": payload]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,93 @@
+import AudioFrontEnd
+
+/// The on-device front-end settings of `nui_set_params` (top-level keys next to `service_type` and `nls_config`;
+/// an extension of the NUI parameters, which leave them to the SDK).
+///
+/// | key | type | default |
+/// |---|---|---|
+/// | `enable_aec` | flag | true with `audio_update_manually`, else false (nothing to cancel without a reference) |
+/// | `aec_backend` | `webrtc`, `webrtc_mobile`, `speex`, `speex_webrtc` | `webrtc` (AEC2, extended filter) |
+/// | `aec_suppression_level` | `low`, `moderate`, `high` (WebRTC AEC2) | `moderate` |
+/// | `aec_tail_ms` | int 20…1000 (Speex filter length) | 128 |
+/// | `enable_ns` | flag | false |
+/// | `ns_backend` | `webrtc`, `speex` | `webrtc` |
+/// | `ns_level` | `low`, `moderate`, `high`, `very_high` (WebRTC) | `moderate` |
+/// | `ns_suppress_db` | int −100…−1 (Speex) | −15 |
+/// | `enable_vad` | flag | true with `audio_update_manually`, else false |
+/// | `vad_backend` | `energy`, `webrtc` | `energy` |
+/// | `vad_end_silence` | int ms 200…6000 | `nls_config.max_sentence_silence`, else 1300 |
+/// | `vad_sensitivity` | number −1…1 (as `speech_noise_threshold`) | `nls_config.speech_noise_threshold`, else 0 |
+/// | `opus_bitrate` | int 6000…510000 bit/s | 24000 |
+/// | `opus_complexity` | int 0…10 | 5 |
+struct FrontEndParameters: Equatable {
+    var echoCancellation: FrontEndConfiguration.EchoCancellation = .off
+    var noiseSuppression: FrontEndConfiguration.NoiseSuppression = .off
+    var voiceDetection: FrontEndConfiguration.VoiceDetection?
+    var opusBitrate = 24000
+    var opusComplexity = 5
+
+    var isEchoCancellationOn: Bool { echoCancellation != .off }
+
+    /// Reads the keys from the top level of the set_params object.
+    init(_ reader: inout ParameterReader, manual: Bool, maxSentenceSilence: Int?, speechNoiseThreshold: Double?) throws {
+        if try reader.flag("enable_aec") ?? manual {
+            var webRTC = WebRTCEchoCanceller.Configuration()
+            webRTC.extendedFilter = true
+            switch try reader.choice("aec_suppression_level", ["low", "moderate", "high"]) ?? "moderate" {
+            case "low": webRTC.suppressionLevel = .low
+            case "high": webRTC.suppressionLevel = .high
+            default: webRTC.suppressionLevel = .moderate
+            }
+            var speex = SpeexEchoCanceller.Configuration()
+            speex.tailMilliseconds = try reader.int("aec_tail_ms", 20...1000) ?? speex.tailMilliseconds
+            switch try reader.choice("aec_backend", ["webrtc", "webrtc_mobile", "speex", "speex_webrtc"]) ?? "webrtc" {
+            case "webrtc_mobile":
+                webRTC.mode = .mobile
+                echoCancellation = .webRTC(webRTC)
+            case "speex": echoCancellation = .speex(speex)
+            case "speex_webrtc": echoCancellation = .speexThenWebRTC(speex, webRTC)
+            default: echoCancellation = .webRTC(webRTC)
+            }
+        } else {
+            for key in ["aec_backend", "aec_suppression_level", "aec_tail_ms"] { _ = reader.any(key) }
+        }
+        let nsBackend = try reader.choice("ns_backend", ["webrtc", "speex"]) ?? "webrtc"
+        let nsLevel = try reader.choice("ns_level", ["low", "moderate", "high", "very_high"]) ?? "moderate"
+        let nsDecibels = try reader.int("ns_suppress_db", -100...(-1)) ?? -15
+        if try reader.flag("enable_ns") ?? false {
+            if nsBackend == "speex" {
+                noiseSuppression = .speex(SpeexNoiseSuppressor.Configuration(sampleRate: 16000, noiseSuppressDecibels: nsDecibels))
+            } else {
+                let level: WebRTCNoiseSuppressor.Configuration.Level =
+                    ["low": .low, "high": .high, "very_high": .veryHigh][nsLevel] ?? .moderate
+                noiseSuppression = .webRTC(WebRTCNoiseSuppressor.Configuration(sampleRate: 16000, level: level))
+            }
+        }
+        let backend = try reader.choice("vad_backend", ["energy", "webrtc"]) ?? "energy"
+        let endSilence = try reader.int("vad_end_silence", 200...6000) ?? maxSentenceSilence ?? 1300
+        let sensitivity = try reader.double("vad_sensitivity", -1...1) ?? speechNoiseThreshold ?? 0
+        if try reader.flag("enable_vad") ?? manual {
+            let threshold = try SpeechNoiseThreshold(Float(sensitivity))
+            let detector: FrontEndConfiguration.VoiceDetector = backend == "webrtc"
+                ? .webRTC(WebRTCVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold))
+                : .energy(EnergyVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold))
+            voiceDetection = FrontEndConfiguration.VoiceDetection(
+                detector: detector, segmenter: SpeechSegmenter.Configuration(endSilenceMilliseconds: endSilence))
+        }
+        opusBitrate = try reader.int("opus_bitrate", 6000...510_000) ?? opusBitrate
+        opusComplexity = try reader.int("opus_complexity", 0...10) ?? opusComplexity
+    }
+
+    /// The front end for mic and reference audio at `sampleRate` Hz (the output rate and Opus encoding are set by
+    /// the recognition core from the format).
+    func configuration(sampleRate: Int) -> FrontEndConfiguration {
+        var configuration = FrontEndConfiguration()
+        configuration.mic = .init(sampleRate: sampleRate)
+        configuration.reference = .init(sampleRate: sampleRate)
+        configuration.processingRate = sampleRate == 8000 ? 8000 : 16000
+        configuration.echoCancellation = echoCancellation
+        configuration.noiseSuppression = noiseSuppression
+        configuration.voiceDetection = voiceDetection
+        return configuration
+    }
+}

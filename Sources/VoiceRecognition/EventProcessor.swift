@@ -1,0 +1,166 @@
+import AudioFrontEnd
+import SpeechStreaming
+
+/// Runs on the session's event thread: turns front-end and service events into ``RecognitionEvent``s, keeps
+/// what the summary needs, watches for mic silence, and ends the session (front end cancelled, connection
+/// closed, handler released) after the last event. Touched by the event thread only.
+final class EventProcessor: @unchecked Sendable { // confined to the EventPump thread
+    private let shared: SharedState
+    private let frontEnd: FrontEnd
+    private let session: SpeechStreamingSession
+    private let clock: any RecognitionClock
+    private let reportsAudio: Bool
+    private let micSilenceTimeout: Duration
+
+    private var ended = false
+    private var startTime: Duration?
+    private var finishTime: Duration?
+    private var startedTime: Duration?
+    private var taskId: String?
+    private var sentences: [RecognitionResult] = []
+    private var frontEndSummary: FrontEndSummary?
+    private var delay: Double?
+    private var erle: [Double] = []
+    private var segments: [SpeechSegment] = []
+    private var drops = RecognitionDrops()
+    // Mic-silence watchdog.
+    private var watching = false
+    private var lastPushCount = 0
+    private var lastPushTime = Duration.zero
+    private var silenceReported = false
+
+    init(shared: SharedState, frontEnd: FrontEnd, session: SpeechStreamingSession, clock: any RecognitionClock,
+         configuration: RecognitionConfiguration) {
+        self.shared = shared
+        self.frontEnd = frontEnd
+        self.session = session
+        self.clock = clock
+        reportsAudio = configuration.reportsAudio
+        micSilenceTimeout = configuration.micSilenceTimeout
+    }
+
+    /// Handles one batch from the pump, then the time-based checks. Returns true once the session has ended.
+    func handle(_ batch: [EventPump.Message]) -> Bool {
+        for message in batch where !ended { handle(message) }
+        guard !ended else { return true }
+        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed)
+        if notSent != drops.audioBytesNotSent {
+            drops.audioBytesNotSent = notSent
+            deliver(.drops(drops))
+        }
+        checkMicSilence()
+        return false
+    }
+
+    private func handle(_ message: EventPump.Message) {
+        switch message {
+        case .startRequested(let time):
+            startTime = time
+            watching = true
+            lastPushTime = time
+            lastPushCount = shared.micPushes.load(ordering: .relaxed)
+        case .finishRequested(let time):
+            finishTime = time
+            watching = false
+        case .forcedCancel:
+            watching = false
+            end(with: .completed(summary(.cancelled, rawJSON: nil)))
+        case .frontEnd(let event):
+            handle(event)
+        case .speech(let event):
+            handle(event)
+        }
+    }
+
+    private func handle(_ event: FrontEndEvent) {
+        switch event {
+        case .audio(let chunk):
+            if reportsAudio { deliver(.audio(chunk)) }
+        case .speechStarted(let milliseconds):
+            segments.append(SpeechSegment(startMilliseconds: milliseconds, endMilliseconds: nil))
+            deliver(.speechStarted(milliseconds: milliseconds))
+        case .speechEnded(let milliseconds):
+            if let last = segments.indices.last, segments[last].endMilliseconds == nil {
+                segments[last].endMilliseconds = milliseconds
+            }
+            deliver(.speechEnded(milliseconds: milliseconds))
+        case .level(let milliseconds, let input, let output):
+            deliver(.level(milliseconds: milliseconds, inputDecibels: input, outputDecibels: output))
+        case .telemetry(let telemetry):
+            if let d = telemetry.delayMilliseconds { delay = d }
+            if let e = telemetry.erleDecibels { erle.append(e) }
+            deliver(.telemetry(telemetry))
+        case .drops(let counts):
+            drops.frontEnd = counts
+            deliver(.drops(drops))
+        case .finished(let summary):
+            frontEndSummary = summary
+        case .opusPacket, .oggPage:
+            break
+        }
+    }
+
+    private func handle(_ event: SpeechEvent) {
+        switch event {
+        case .started(let started):
+            taskId = started.taskId
+            startedTime = clock.now()
+            deliver(.started(started))
+        case .sentenceStart(let start): deliver(.sentenceStart(start))
+        case .partialResult(let result): deliver(.partialResult(result))
+        case .sentenceEnd(let result):
+            sentences.append(result)
+            deliver(.finalResult(result))
+        case .translation(let translation): deliver(.translation(translation))
+        case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
+        case .completed(let completed):
+            end(with: .completed(summary(.finished, rawJSON: completed.rawJSON)))
+        case .error(let error):
+            end(with: .error(.service(error)))
+        }
+    }
+
+    private func checkMicSilence() {
+        guard watching else { return }
+        let now = clock.now()
+        let count = shared.micPushes.load(ordering: .relaxed)
+        if count != lastPushCount {
+            lastPushCount = count
+            lastPushTime = now
+            silenceReported = false
+        } else if !silenceReported && now - lastPushTime >= micSilenceTimeout {
+            silenceReported = true
+            deliver(.micSilent(milliseconds: Int((now - lastPushTime) / .milliseconds(1))))
+        }
+    }
+
+    private func summary(_ ending: RecognitionSummary.Ending, rawJSON: String?) -> RecognitionSummary {
+        let now = clock.now()
+        let sorted = erle.sorted()
+        return RecognitionSummary(
+            ending: ending, taskId: taskId, sentences: sentences, frontEnd: frontEndSummary,
+            delayMilliseconds: delay, echoReductionDecibels: sorted.isEmpty ? nil : sorted[sorted.count / 2],
+            speechSegments: segments, drops: drops, statistics: session.statistics,
+            timeToStart: startedTime.flatMap { s in startTime.map { s - $0 } },
+            timeToComplete: ending == .finished ? finishTime.map { now - $0 } : nil,
+            totalTime: startTime.map { now - $0 } ?? .zero, rawJSON: rawJSON)
+    }
+
+    /// Delivers the last event, then releases everything: the front end stops, the connection closes, and
+    /// the handler is dropped (which breaks any reference cycle through it).
+    private func end(with event: RecognitionEvent) {
+        ended = true
+        watching = false
+        shared.lifecycle.withLock { $0 = .ended }
+        frontEnd.cancel()
+        session.cancel()
+        deliver(event)
+        shared.handler.withLock { $0 = nil }
+        session.close()
+    }
+
+    private func deliver(_ event: RecognitionEvent) {
+        let handler = shared.handler.withLock { $0 }
+        handler?(event)
+    }
+}

@@ -1,0 +1,71 @@
+import AudioFrontEnd
+import Foundation
+import SpeechStreaming
+
+/// The session's own event thread: a queue of messages from the front end's drain thread, the streaming
+/// client's delivery queue and the control calls, handled one at a time, in arrival order, by `handle`.
+/// Wakes at least every `pollInterval` so time-based checks (the mic-silence watchdog) run without messages.
+/// `post` never blocks on the handler: the lock guards only the queue, and the handler runs without it, so the
+/// handler may post (and call into the session) freely.
+final class EventPump: @unchecked Sendable { // the queue and flags are guarded by `condition`
+    enum Message: Sendable {
+        case frontEnd(FrontEndEvent)
+        case speech(SpeechEvent)
+        case startRequested(at: Duration)
+        case finishRequested(at: Duration)
+        case forcedCancel
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Message] = []
+    private var stopping = false
+    private var threadId: pthread_t?
+    private let pollInterval: TimeInterval
+
+    init(pollInterval: TimeInterval = 0.05) {
+        self.pollInterval = pollInterval
+    }
+
+    /// Starts the thread; `handle` receives each batch of messages (possibly empty, on a poll) and returns
+    /// true when the session has ended (the thread then ends too).
+    func start(name: String, handle: @escaping @Sendable ([Message]) -> Bool) {
+        let thread = Thread { [self] in
+            condition.withLock { threadId = pthread_self() }
+            while true {
+                condition.lock()
+                if queue.isEmpty && !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: pollInterval)) }
+                let batch = queue
+                queue.removeAll(keepingCapacity: true)
+                let stop = stopping
+                condition.unlock()
+                if stop || handle(batch) { break }
+            }
+            self.stop()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Queues a message. Any thread; never blocks for long (allocates: not for audio threads).
+    func post(_ message: Message) {
+        condition.withLock {
+            guard !stopping else { return }
+            queue.append(message)
+            condition.signal()
+        }
+    }
+
+    /// Ends the thread after the batch it is handling; messages not yet handled are dropped. Any thread.
+    func stop() {
+        condition.withLock {
+            stopping = true
+            condition.signal()
+        }
+    }
+
+    /// Whether the caller is the pump thread.
+    var isPumpThread: Bool {
+        condition.withLock { threadId.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+}
+

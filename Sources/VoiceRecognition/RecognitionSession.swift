@@ -1,0 +1,83 @@
+import AudioFrontEnd
+import SpeechStreaming
+
+/// Speech recognition of a device's microphone for new Swift code, in the spirit of Apple's `SpeechAnalyzer`:
+/// configure with typed values, `try await start()`, push audio, read ``events``, `try await finish()`.
+///
+/// ```swift
+/// let session = try RecognitionSession(configuration: RecognitionConfiguration(
+///     service: .dashScope(DashScopeConfiguration(apiKey: key))))
+/// Task { for await event in session.events { if case .finalResult(let r) = event { print(r.text) } } }
+/// try await session.start()                          // connected, task started
+/// // audio thread:    _ = session.pushMic(bytes: buffer)           // real-time safe
+/// // playback thread: _ = session.pushReference(bytes: played)
+/// let summary = try await session.finish()           // after the final result
+/// ```
+///
+/// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog.
+public final class RecognitionSession: Sendable {
+    /// Every event in order, for one consumer; it ends after ``RecognitionEvent/completed(_:)`` or
+    /// ``RecognitionEvent/error(_:)``. Events wait in an unbounded buffer until consumed (turn
+    /// ``RecognitionConfiguration/reportsAudio`` off if nobody reads the processed audio).
+    public let events: AsyncStream<RecognitionEvent>
+    /// The callback core, for what the async API does not cover.
+    public let core: RecognitionCore
+    private let started = OneShot<TaskStarted>()
+    private let ended = OneShot<RecognitionSummary>()
+
+    /// Creates the front end and the streaming client; connects nothing yet. Not real-time safe.
+    /// - Throws: ``RecognitionError`` naming the first bad value.
+    public init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
+        core = try RecognitionCore(configuration: configuration, clock: clock)
+        let (stream, continuation) = AsyncStream.makeStream(of: RecognitionEvent.self, bufferingPolicy: .unbounded)
+        events = stream
+        core.eventHandler = { [started, ended] event in
+            continuation.yield(event)
+            switch event {
+            case .started(let task): started.resolve(.success(task))
+            case .completed(let summary):
+                started.resolve(.failure(.invalidState("the session was cancelled before the service started")))
+                ended.resolve(.success(summary))
+                continuation.finish()
+            case .error(let error):
+                started.resolve(.failure(error))
+                ended.resolve(.failure(error))
+                continuation.finish()
+            default: break
+            }
+        }
+    }
+
+    /// Connects and starts the task; returns once the service has accepted it.
+    /// - Throws: ``RecognitionError`` (e.g. ``RecognitionError/service(_:)`` with `connectionRefused`).
+    @discardableResult
+    public func start() async throws -> TaskStarted {
+        try core.start()
+        return try await started.value()
+    }
+
+    /// Pushes mic audio (little-endian int16 bytes). Mic thread; real-time safe.
+    public func pushMic(bytes: UnsafeRawBufferPointer) -> PushResult { core.pushMic(bytes: bytes) }
+    /// Pushes mic samples. Mic thread; real-time safe.
+    public func pushMic(samples: UnsafeBufferPointer<Int16>) -> PushResult { core.pushMic(samples: samples) }
+    /// Pushes what the device plays (little-endian int16 bytes). Reference thread; real-time safe.
+    public func pushReference(bytes: UnsafeRawBufferPointer) -> PushResult { core.pushReference(bytes: bytes) }
+    /// Pushes reference samples. Reference thread; real-time safe.
+    public func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult { core.pushReference(samples: samples) }
+    /// Playback hints (`play_start` / `play_over`). Any thread; real-time safe.
+    public func setPlaying(_ isPlaying: Bool) { core.setPlaying(isPlaying) }
+    /// New conversation context for a running DashScope task.
+    public func updateContext(_ context: [ContextMessage]) throws { try core.updateContext(context) }
+
+    /// Ends the audio and waits for the final result and the end of the task.
+    /// - Returns: the summary (sentences, delay found, echo removed, speech segments, drops, timings).
+    /// - Throws: ``RecognitionError`` when the session was not running or failed.
+    @discardableResult
+    public func finish() async throws -> RecognitionSummary {
+        try core.finish()
+        return try await ended.value()
+    }
+
+    /// Abandons the session at once: ``events`` ends with ``RecognitionEvent/completed(_:)`` (cancelled).
+    public func cancel() { core.cancel(force: true) }
+}

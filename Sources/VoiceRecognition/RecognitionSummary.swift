@@ -1,0 +1,43 @@
+import AudioFrontEnd
+import SpeechStreaming
+
+/// What a recognition session did, delivered with ``RecognitionEvent/completed(_:)`` and returned by
+/// ``RecognitionSession/finish()``.
+public struct RecognitionSummary: Sendable {
+    /// How the session ended.
+    public enum Ending: Sendable, Equatable {
+        /// The service finished the task after the final result.
+        case finished
+        /// A forced cancel ended it at once.
+        case cancelled
+    }
+
+    public var ending: Ending
+    /// The service's task id, once started.
+    public var taskId: String?
+    /// Every final result, in order.
+    public var sentences: [RecognitionResult]
+    /// The front end's totals (nil after a forced cancel).
+    public var frontEnd: FrontEndSummary?
+    /// The last delay estimate from reference to echo, ms (nil when none was confident).
+    public var delayMilliseconds: Double?
+    /// The median of the front end's ERLE reports (echo removed while the far end played), dB; nil when the
+    /// far end never played.
+    public var echoReductionDecibels: Double?
+    /// Speech stretches found by the on-device VAD.
+    public var speechSegments: [SpeechSegment]
+    public var drops: RecognitionDrops
+    /// The streaming client's counters.
+    public var statistics: SessionStatistics
+    /// From `start()` to the service's started event (nil when it never started).
+    public var timeToStart: Duration?
+    /// From `finish()` to the end (nil after a forced cancel).
+    public var timeToComplete: Duration?
+    /// From `start()` to the end.
+    public var totalTime: Duration
+    /// The completion message of the service (nil after a forced cancel).
+    public var rawJSON: String?
+
+    /// The final results' text joined by spaces.
+    public var text: String { sentences.map(\.text).joined(separator: " ") }
+}

@@ -1,0 +1,134 @@
+import Foundation
+@testable import NuiSDK
+import XCTest
+
+/// A NeoNuiSdkDelegate that keeps everything the SDK reports and lets a test wait for it. Optional hooks run
+/// inside the callbacks (to call back into the SDK).
+final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under `condition`
+    struct Event {
+        var event: NuiCallbackEvent
+        var dialog: Int
+        var asrResult: String?
+        var finish: Bool
+        var code: Int32
+        /// What nui_get_all_response returned inside the callback.
+        var response: String?
+        /// Whether the callback ran on the main (test) thread.
+        var onMainThread: Bool
+    }
+
+    private let condition = NSCondition()
+    private(set) var recordedEvents: [Event] = []
+    private(set) var audioStates: [NuiAudioState] = []
+    private(set) var logLines: [(NuiSdkLogLevel, String)] = []
+    private(set) var aecBytes: [UInt8] = []
+    private(set) var aecCallbacks = 0
+    private(set) var rmsValues: [Float] = []
+    private(set) var pullRequests = 0
+    weak var nui: NeoNui?
+    /// Audio the pull-mode callback hands out, in order; nil answers 0 bytes.
+    var pullAudio: [UInt8]?
+    private var pullOffset = 0
+    /// Hooks called inside the callbacks.
+    var onEvent: ((Event) -> Void)?
+    var onAudioState: ((NuiAudioState) -> Void)?
+    var onLog: ((NuiSdkLogLevel, String) -> Void)?
+    var onPull: (() -> Void)?
+
+    init(_ nui: NeoNui? = nil) { self.nui = nui }
+
+    func onNuiEventCallback(_ nuiEvent: NuiCallbackEvent, dialog: Int, kwsResult wuw: UnsafePointer<CChar>?,
+                            asrResult asr_result: UnsafePointer<CChar>?, ifFinish finish: Bool, retCode code: Int32) {
+        let response = nui?.nui_get_all_response().map { String(cString: $0) }
+        let event = Event(event: nuiEvent, dialog: dialog, asrResult: asr_result.map { String(cString: $0) }, finish: finish,
+                          code: code, response: response, onMainThread: Thread.isMainThread)
+        onEvent?(event)
+        condition.withLock {
+            recordedEvents.append(event)
+            condition.broadcast()
+        }
+    }
+
+    func onNuiNeedAudioData(_ audioData: UnsafeMutablePointer<CChar>?, length len: Int32) -> Int32 {
+        onPull?()
+        return condition.withLock {
+            pullRequests += 1
+            guard let audio = pullAudio, let audioData, pullOffset < audio.count else { return 0 }
+            let count = min(Int(len), audio.count - pullOffset)
+            audio.withUnsafeBytes { source in
+                UnsafeMutableRawPointer(audioData).copyMemory(from: source.baseAddress! + pullOffset, byteCount: count)
+            }
+            pullOffset += count
+            return Int32(count)
+        }
+    }
+
+    func onNuiAudioStateChanged(_ state: NuiAudioState) {
+        onAudioState?(state)
+        condition.withLock {
+            audioStates.append(state)
+            condition.broadcast()
+        }
+    }
+
+    func onNuiRmsChanged(_ rms: Float) { condition.withLock { rmsValues.append(rms) } }
+
+    func onNuiAssistEventCallback(_ nuiEvent: NuiCallbackEvent, info: UnsafeMutablePointer<CChar>?, infoLen info_len: Int32,
+                                  buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
+        guard nuiEvent == EVENT_AEC_DATA, let buffer else { return }
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(len))
+        condition.withLock {
+            aecBytes.append(contentsOf: bytes)
+            aecCallbacks += 1
+        }
+    }
+
+    func onNuiLogTrackCallback(_ level: NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?) {
+        let line = log.map { String(cString: $0) } ?? ""
+        onLog?(level, line)
+        condition.withLock {
+            logLines.append((level, line))
+            condition.broadcast()
+        }
+    }
+
+    var events: [Event] { condition.withLock { recordedEvents } }
+    var states: [NuiAudioState] { condition.withLock { audioStates } }
+    var logs: [(NuiSdkLogLevel, String)] { condition.withLock { logLines } }
+    var aecSamples: [Int16] {
+        condition.withLock { aecBytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) } }
+    }
+    var aecCallbackCount: Int { condition.withLock { aecCallbacks } }
+    var rms: [Float] { condition.withLock { rmsValues } }
+    var pulls: Int { condition.withLock { pullRequests } }
+    func events(_ kind: NuiCallbackEvent) -> [Event] { events.filter { $0.event == kind } }
+
+    /// Waits until `match` holds for the recorder; false after `timeout` seconds.
+    @discardableResult
+    func wait(timeout: TimeInterval = 15, _ match: (NuiRecorder) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            condition.unlock()
+            let done = match(self)
+            condition.lock()
+            if done { return true }
+            if !condition.wait(until: min(deadline, Date().addingTimeInterval(0.05))) && Date() >= deadline { return false }
+        }
+    }
+
+    /// Waits for an event of `kind` (the `count`-th one); returns it.
+    @discardableResult
+    func wait(for kind: NuiCallbackEvent, count: Int = 1, timeout: TimeInterval = 15) -> Event? {
+        wait(timeout: timeout) { $0.events(kind).count >= count } ? events(kind)[count - 1] : nil
+    }
+
+    /// Waits for the dialog's end: EVENT_TRANSCRIBER_COMPLETE or EVENT_ASR_ERROR.
+    @discardableResult
+    func waitForEnd(timeout: TimeInterval = 30) -> Event? {
+        let ends: Set<NuiCallbackEvent> = [.EVENT_TRANSCRIBER_COMPLETE, .EVENT_ASR_ERROR]
+        return wait(timeout: timeout) { $0.events.contains { ends.contains($0.event) } }
+            ? events.first { ends.contains($0.event) } : nil
+    }
+}
