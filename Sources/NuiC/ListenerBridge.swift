@@ -90,8 +90,8 @@ final class ListenerBridge: NeoNuiSdkDelegate, @unchecked Sendable { // listener
 
 /// C strings the bridge hands out that must outlive every call.
 enum CStrings {
-    /// "" (a static, never-freed C string).
-    static let empty: UnsafePointer<CChar> = {
+    /// "" (a static, never-freed, never-written C string, so sharing it between threads is safe).
+    nonisolated(unsafe) static let empty: UnsafePointer<CChar> = {
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
         pointer.initialize(to: 0)
         return UnsafePointer(pointer)

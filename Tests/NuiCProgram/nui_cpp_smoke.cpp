@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     NuiAsyncCallback async{on_async, &app};
     std::string params = std::string("{\"url\":\"") + argv[1] +
                          "\",\"apikey\":\"k\",\"device_id\":\"cpp\",\"service_mode\":\"1\","
-                         "\"audio_update_manually\":\"true\"}";
+                         "\"audio_update_manually\":\"true\",\"workspace\":\"/tmp\"}";
     NuiSdk nui;
     check("initialize without listener", nui.nui_initialize(params.c_str(), nullptr), NUI_ERR_MISSING_PARAMETER);
     check("initialize", nui.nui_initialize(params.c_str(), &listener, &async, LOG_LEVEL_WARNING, false), SUCCESS);

@@ -2,6 +2,7 @@
  * nui_demo.c — a C99 program that runs one NUI dialog through the C API (nui.h, libnui.so).
  *
  *   nui_demo URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] [--sr-format pcm|opus] [--pull]
+ *            [--workspace DIR]
  *
  * It first checks the error paths (calls in the wrong state, NULL pointers, unknown enum values), then
  * initializes the SDK in push mode against URL, pushes the mic and the reference (the audio "played") from two
@@ -102,7 +103,7 @@ static void check_released(void) {
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: %s URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] "
-                        "[--sr-format pcm|opus] [--pull]\n", argv[0]);
+                        "[--sr-format pcm|opus] [--pull] [--workspace DIR]\n", argv[0]);
         return 2;
     }
     struct pcm16 mic, reference;
@@ -115,6 +116,7 @@ int main(int argc, char **argv) {
     double speed = atof(option(argc, argv, "--speed", "4"));
     const char *aec_path = option(argc, argv, "--aec-out", NULL);
     const char *sr_format = option(argc, argv, "--sr-format", "pcm");
+    const char *workspace = option(argc, argv, "--workspace", "/tmp");
     int pull = 0;
     for (int i = 4; i < argc; i++) pull |= strcmp(argv[i], "--pull") == 0;
     if (speed <= 0) speed = 1;
@@ -131,7 +133,8 @@ int main(int argc, char **argv) {
     char init_params[1024], params[512];
     snprintf(init_params, sizeof init_params,
              "{\"url\":\"%s\",\"apikey\":\"demo-key\",\"device_id\":\"nui-demo-c\",\"service_mode\":\"1\","
-             "\"audio_update_manually\":\"%s\",\"log_track_level\":3}", argv[1], pull ? "false" : "true");
+             "\"audio_update_manually\":\"%s\",\"workspace\":\"%s\",\"log_track_level\":3}", argv[1],
+             pull ? "false" : "true", workspace);
     snprintf(params, sizeof params,
              "{\"service_type\":4,\"nls_config\":{\"model\":\"fun-asr-realtime\",\"sr_format\":\"%s\","
              "\"sample_rate\":%d}}", sr_format, mic.sample_rate);

@@ -6,7 +6,7 @@
  *
  *     NuiSdkListener l = {0}; l.event_callback = on_event; l.assist_event_callback = on_aec; l.user_data = app;
  *     nui_initialize("{\"url\":\"wss://...\",\"apikey\":\"...\",\"device_id\":\"d1\",\"service_mode\":\"1\","
- *                    "\"audio_update_manually\":\"true\"}", &l, LOG_LEVEL_INFO, false);
+ *                    "\"audio_update_manually\":\"true\",\"workspace\":\"/data/nui\"}", &l, LOG_LEVEL_INFO, false);
  *     nui_set_params("{\"service_type\":4,\"nls_config\":{\"model\":\"fun-asr-realtime\","
  *                    "\"sr_format\":\"pcm\",\"sample_rate\":16000}}");
  *     nui_dialog_start(MODE_P2T, "");

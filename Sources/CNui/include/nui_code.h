@@ -103,6 +103,7 @@ enum {
     NUI_ERR_MIC_NO_DATA = 240202,        /**< `code` of EVENT_MIC_ERROR */
     NUI_ERR_AEC_DISABLED = 240203,       /**< reference pushed or play_start/play_over while on-device AEC is off */
     NUI_ERR_FRONT_END = 240204,          /**< the on-device front end could not be set up with these settings */
+    NUI_ERR_CONCURRENT_AUDIO_PUSH = 240205, /**< two threads pushed mic (or reference) audio at once */
 
     /* Connection and server: the `code` of EVENT_ASR_ERROR. */
     NUI_ERR_CONNECTION_FAILED = 240300,
