@@ -60,7 +60,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NuiCTests",
-            dependencies: ["NuiC", "CNui", "NuiSDK", "AudioFrontEnd"]
+            dependencies: ["NuiC", "CNui", "NuiSDK", "AudioFrontEnd", "AllocationCounter"]
         ),
     ],
     cxxLanguageStandard: .cxx14

@@ -2,7 +2,7 @@
  * nui_demo.c — a C99 program that runs one NUI dialog through the C API (nui.h, libnui.so).
  *
  *   nui_demo URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] [--sr-format pcm|opus] [--pull]
- *            [--workspace DIR]
+ *            [--workspace DIR] [--release-in-callback]
  *
  * It first checks the error paths (calls in the wrong state, NULL pointers, unknown enum values), then
  * initializes the SDK in push mode against URL, pushes the mic and the reference (the audio "played") from two
@@ -10,7 +10,8 @@
  * nui_dialog_cancel(false), waits for EVENT_TRANSCRIBER_COMPLETE, releases the SDK and prints one `summary`
  * line. With --aec-out it writes the EVENT_AEC_DATA buffers (raw 16-bit PCM) to FILE. With --pull it runs in pull
  * mode instead (audio_update_manually "false"): the SDK asks for the mic audio through user_data_callback, at real
- * time; the reference is not used.
+ * time; the reference is not used. With --release-in-callback the event callback itself calls nui_release() when
+ * EVENT_TRANSCRIBER_COMPLETE arrives (calls from inside a callback must not deadlock).
  * Exit status: 0 when every check passed and the dialog completed, 1 otherwise, 2 on bad usage.
  * Built and run by Tests/NuiCTests against the reference server (Scripts/reference-server/server.py).
  */
@@ -103,7 +104,7 @@ static void check_released(void) {
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: %s URL MIC.wav REFERENCE.wav [--seconds S] [--speed X] [--aec-out FILE] "
-                        "[--sr-format pcm|opus] [--pull] [--workspace DIR]\n", argv[0]);
+                        "[--sr-format pcm|opus] [--pull] [--workspace DIR] [--release-in-callback]\n", argv[0]);
         return 2;
     }
     struct pcm16 mic, reference;
@@ -118,7 +119,11 @@ int main(int argc, char **argv) {
     const char *sr_format = option(argc, argv, "--sr-format", "pcm");
     const char *workspace = option(argc, argv, "--workspace", "/tmp");
     int pull = 0;
-    for (int i = 4; i < argc; i++) pull |= strcmp(argv[i], "--pull") == 0;
+    int release_in_callback = 0;
+    for (int i = 4; i < argc; i++) {
+        pull |= strcmp(argv[i], "--pull") == 0;
+        release_in_callback |= strcmp(argv[i], "--release-in-callback") == 0;
+    }
     if (speed <= 0) speed = 1;
 
     struct demo_state state;
@@ -126,6 +131,7 @@ int main(int argc, char **argv) {
     NuiSdkListener listener;
     memset(&listener, 0, sizeof listener);
     demo_listener(&listener, &state);
+    state.release_in_callback = release_in_callback;
     size_t frames = mic.count < reference.count ? mic.count : reference.count;
     if (seconds > 0 && (size_t)(seconds * mic.sample_rate) < frames) frames = (size_t)(seconds * mic.sample_rate);
     if (pull) demo_pull_from(&listener, &state, &mic, frames);
@@ -160,7 +166,15 @@ int main(int argc, char **argv) {
     check("dialog_cancel", nui_dialog_cancel(false), SUCCESS);
     int completed = demo_wait_complete(&state, 60);
     check("transcriber complete within 60 s", completed ? 0 : -1, 0);
-    check("release", nui_release(), SUCCESS);
+    if (release_in_callback) {
+        check("STATE_CLOSE after nui_release in the callback", demo_wait_audio_state(&state, STATE_CLOSE, 10) ? 0 : -1, 0);
+        pthread_mutex_lock(&state.lock);
+        int code = state.release_code;
+        pthread_mutex_unlock(&state.lock);
+        check("release inside the event callback", code, SUCCESS);
+    } else {
+        check("release", nui_release(), SUCCESS);
+    }
     check_released();
 
     demo_print_summary(&state, pull ? 0 : frames * 2);

@@ -70,10 +70,14 @@ static void on_event(void *user, NuiCallbackEvent event, long dialog, const char
     printf("event %d dialog=%ld finish=%d code=%d result=%s\n", (int)event, dialog, finish ? 1 : 0, code,
            asr_result ? asr_result : "(null)");
     fflush(stdout);
+    /* Releasing the SDK from inside its own callback must not deadlock (the SDK's lock is not held here). */
+    int release_code = -1;
+    if (event == EVENT_TRANSCRIBER_COMPLETE && state->release_in_callback) release_code = nui_release();
     pthread_mutex_lock(&state->lock);
     state->events[(unsigned)event < 63 ? (unsigned)event : 63]++;
     state->response_mismatches += mismatch;
     if (code != 0) state->last_error_code = code;
+    if (release_code != -1) state->release_code = release_code;
     pthread_cond_broadcast(&state->changed);
     pthread_mutex_unlock(&state->lock);
 }
@@ -82,6 +86,7 @@ static void on_audio_state(void *user, NuiAudioState audio_state) {
     struct demo_state *state = user;
     pthread_mutex_lock(&state->lock);
     if ((unsigned)audio_state < 3) state->states[audio_state]++;
+    pthread_cond_broadcast(&state->changed);
     pthread_mutex_unlock(&state->lock);
 }
 
@@ -168,6 +173,18 @@ void demo_state_destroy(struct demo_state *state) {
     if (state->aec_file) fclose(state->aec_file);
     pthread_cond_destroy(&state->changed);
     pthread_mutex_destroy(&state->lock);
+}
+
+int demo_wait_audio_state(struct demo_state *state, NuiAudioState audio_state, int seconds) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += seconds;
+    pthread_mutex_lock(&state->lock);
+    while (state->states[audio_state] == 0)
+        if (pthread_cond_timedwait(&state->changed, &state->lock, &deadline) == ETIMEDOUT) break;
+    int done = state->states[audio_state] > 0;
+    pthread_mutex_unlock(&state->lock);
+    return done;
 }
 
 int demo_wait_complete(struct demo_state *state, int seconds) {

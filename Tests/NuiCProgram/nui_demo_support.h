@@ -41,6 +41,9 @@ struct demo_state {
     const struct pcm16 *pull_audio;
     size_t pull_frames, pull_position;
     int pull_calls;
+    /* With release_in_callback, event_callback calls nui_release() on EVENT_TRANSCRIBER_COMPLETE. */
+    int release_in_callback;
+    int release_code;
 };
 
 void demo_state_init(struct demo_state *state, const char *aec_path);
@@ -51,6 +54,8 @@ void demo_listener(NuiSdkListener *listener, struct demo_state *state);
 void demo_pull_from(NuiSdkListener *listener, struct demo_state *state, const struct pcm16 *audio, size_t frames);
 /* Waits up to `seconds` until the SDK pulled everything; 1 when it did. */
 int demo_wait_pulled(struct demo_state *state, int seconds);
+/* Waits up to `seconds` until audio_state_changed_callback reported `audio_state`; 1 when it did. */
+int demo_wait_audio_state(struct demo_state *state, NuiAudioState audio_state, int seconds);
 /* Waits up to `seconds` for EVENT_TRANSCRIBER_COMPLETE; 1 when it came. */
 int demo_wait_complete(struct demo_state *state, int seconds);
 /* Pushes the first `frames` samples of mic and reference from two threads, 20 ms chunks, `speed` x real time. */

@@ -85,9 +85,13 @@ final class NuiCProgramTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(erle, 20, "far-end-only ERLE of the AEC data the C program received")
     }
 
-    /// Opus: `sr_format: opus` from C; the SDK encodes, the server decodes and recognizes.
-    func testCProgramRunsAnOpusDialog() throws {
-        assertDialogRan(try runProgram(srFormat: "opus"))
+    /// Opus: `sr_format: opus` from C; the SDK encodes, the server decodes and recognizes. The event callback
+    /// releases the SDK itself on EVENT_TRANSCRIBER_COMPLETE (no deadlock; STATE_CLOSE follows).
+    func testCProgramRunsAnOpusDialogAndReleasesFromItsCallback() throws {
+        let outcome = try runProgram(srFormat: "opus", extra: ["--release-in-callback"])
+        assertDialogRan(outcome)
+        XCTAssertTrue(outcome.run.output.contains("check release inside the event callback got=0 want=0 ok"),
+                      outcome.run.output)
     }
 
     /// Pull mode from C: the SDK asks for the mic audio through `user_data_callback` (4 s at real time).

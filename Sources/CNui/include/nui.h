@@ -53,14 +53,19 @@ NuiResultCode nui_dialog_start(NuiVadMode vad_mode, const char *dialog_params);
  *  ...}. play_start/play_over tell the on-device AEC that playback started/ended. Not real-time safe. */
 NuiResultCode nui_dialog_action(const char *action_params);
 
-/** Pushes `len` bytes of mic audio (16-bit little-endian PCM) in push mode (audio_update_manually "true").
- *  Real-time safe: never allocates, locks, blocks or logs; copies into a ring and returns. Audio that does
- *  not fit is dropped, counted, and reported with UPDATE_AUDIO_ERROR. Call from one thread (the recorder's).
- *  `first_pack` is accepted and ignored, as in the NUI SDK. */
+/** Pushes `len` bytes of mic audio (16-bit little-endian mono PCM at nls_config.sample_rate) in push mode
+ *  (audio_update_manually "true"), in chunks of any even size. Real-time safe: never allocates, locks, blocks or
+ *  logs. The complete 10 ms frames are processed (AEC, noise suppression, VAD, encoding) on the calling thread
+ *  before it returns, so a call costs about the processing of the frames it completes; the results travel to
+ *  the network and callback threads through rings. If those fall 2 s behind, the rest of the chunk is dropped,
+ *  counted, and NUI_ERR_AUDIO_BUFFER_FULL returned. Call from one thread at a time (the recorder's): a
+ *  concurrent push is refused with NUI_ERR_CONCURRENT_AUDIO_PUSH. `first_pack` is ignored, as in the NUI SDK. */
 int nui_update_audio_data(const char *data, int len, bool first_pack);
 
-/** Pushes `len` bytes of the audio the device played (16-bit little-endian PCM), the AEC reference.
- *  Real-time safe like nui_update_audio_data; call from one thread (the player's). */
+/** Pushes `len` bytes of the audio the device played (16-bit little-endian mono PCM at nls_config.sample_rate),
+ *  the AEC reference, as it is played. Real-time safe like nui_update_audio_data (it only stores the reference;
+ *  when the history window is full the oldest reference is dropped and counted). Call from one thread at a time
+ *  (the player's). NUI_ERR_AEC_DISABLED when on-device AEC is off. */
 int nui_push_reference_data(const char *data, int len, bool first_pack);
 
 /** Ends the dialog. `force` false: wait for the final result, then EVENT_TRANSCRIBER_COMPLETE; true: end
