@@ -140,16 +140,37 @@ void demo_pull_from(NuiSdkListener *listener, struct demo_state *state, const st
     listener->user_data_callback = on_need_audio;
 }
 
-int demo_wait_pulled(struct demo_state *state, int seconds) {
+/* Waits up to `seconds` (under state->lock, woken by state->changed) until done(state, argument); its last value. */
+static int wait_until(struct demo_state *state, int (*done)(const struct demo_state *, int), int argument,
+                      int seconds) {
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += seconds;
     pthread_mutex_lock(&state->lock);
-    while (state->pull_position < state->pull_frames)
+    while (!done(state, argument))
         if (pthread_cond_timedwait(&state->changed, &state->lock, &deadline) == ETIMEDOUT) break;
-    int done = state->pull_position >= state->pull_frames;
+    int result = done(state, argument);
     pthread_mutex_unlock(&state->lock);
-    return done;
+    return result;
+}
+
+static int all_pulled(const struct demo_state *state, int unused) {
+    (void)unused;
+    return state->pull_position >= state->pull_frames;
+}
+
+static int event_seen(const struct demo_state *state, int event) { return state->events[event] > 0; }
+
+static int audio_state_seen(const struct demo_state *state, int audio_state) { return state->states[audio_state] > 0; }
+
+int demo_wait_pulled(struct demo_state *state, int seconds) { return wait_until(state, all_pulled, 0, seconds); }
+
+int demo_wait_audio_state(struct demo_state *state, NuiAudioState audio_state, int seconds) {
+    return wait_until(state, audio_state_seen, (int)audio_state, seconds);
+}
+
+int demo_wait_complete(struct demo_state *state, int seconds) {
+    return wait_until(state, event_seen, EVENT_TRANSCRIBER_COMPLETE, seconds);
 }
 
 void demo_listener(NuiSdkListener *listener, struct demo_state *state) {
@@ -173,30 +194,6 @@ void demo_state_destroy(struct demo_state *state) {
     if (state->aec_file) fclose(state->aec_file);
     pthread_cond_destroy(&state->changed);
     pthread_mutex_destroy(&state->lock);
-}
-
-int demo_wait_audio_state(struct demo_state *state, NuiAudioState audio_state, int seconds) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += seconds;
-    pthread_mutex_lock(&state->lock);
-    while (state->states[audio_state] == 0)
-        if (pthread_cond_timedwait(&state->changed, &state->lock, &deadline) == ETIMEDOUT) break;
-    int done = state->states[audio_state] > 0;
-    pthread_mutex_unlock(&state->lock);
-    return done;
-}
-
-int demo_wait_complete(struct demo_state *state, int seconds) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += seconds;
-    pthread_mutex_lock(&state->lock);
-    while (state->events[EVENT_TRANSCRIBER_COMPLETE] == 0)
-        if (pthread_cond_timedwait(&state->changed, &state->lock, &deadline) == ETIMEDOUT) break;
-    int done = state->events[EVENT_TRANSCRIBER_COMPLETE] > 0;
-    pthread_mutex_unlock(&state->lock);
-    return done;
 }
 
 struct pusher {
