@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NuiSDKTests",
-            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming"]
+            dependencies: ["NuiSDK", "VoiceRecognition", "AudioFrontEnd", "SpeechStreaming", "AllocationCounter"]
         ),
         .testTarget(
             name: "NuiCTests",

@@ -30,6 +30,7 @@ extension NeoNui {
         }
         guard let initial, let parameters else { return (.NUI_ERR_INTERNAL, nil) }
         guard mode == .MODE_P2T else { return (refuse(call, .NUI_ERR_UNSUPPORTED_VAD_MODE, "vad_mode \(mode) is not supported, use MODE_P2T"), nil) }
+        logger.redactor.add(InitParameters.rawSecrets(text))
         let dialogParameters: DialogParameters
         do {
             dialogParameters = try DialogParameters(json: text) { logger.warning("\(call): \($0)") }
@@ -38,7 +39,6 @@ extension NeoNui {
         } catch {
             return (refuse(call, .NUI_ERR_INTERNAL, "\(error)"), nil)
         }
-        if let key = dialogParameters.apiKey { logger.redactor.add([key]) }
         let configuration = recognitionConfiguration(initial, parameters, dialogParameters)
         let core: RecognitionCore
         do {

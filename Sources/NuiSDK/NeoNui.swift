@@ -132,6 +132,7 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
                 return refuse("nui_initialize", .NUI_ERR_ALREADY_INITIALIZED, "already initialized; call nui_release first")
             }
             logger.configure(level: level, trackLevel: .NUI_LOG_LEVEL_INFO, file: nil)
+            logger.redactor.add(InitParameters.rawSecrets(parameters))
             let parsed: InitParameters
             var warnings: [String] = []
             do {

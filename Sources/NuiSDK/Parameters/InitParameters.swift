@@ -41,6 +41,17 @@ struct InitParameters: Equatable {
         return list.filter { $0.count >= 4 && $0 != "default" }
     }
 
+    /// The secrets in raw parameter text, found before any check so that even an error about them is redacted:
+    /// string values of `apikey` and `token`, and the query values of `url`.
+    static func rawSecrets(_ text: UnsafePointer<CChar>?) -> [String] {
+        guard let object = try? ParameterReader.parse(text, what: "parameters") else { return [] }
+        var list = ["apikey", "token"].compactMap { object[$0] as? String }
+        if let url = object["url"] as? String, let query = URLComponents(string: url)?.queryItems {
+            list += query.compactMap(\.value)
+        }
+        return list.filter { $0 != "default" }
+    }
+
     /// Parses and checks the parameters; `warn` receives a line per unknown key.
     init(json text: UnsafePointer<CChar>?, saveLog: Bool, warn: (String) -> Void) throws {
         var reader = ParameterReader(try ParameterReader.parse(text, what: "parameters"))
