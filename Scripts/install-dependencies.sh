@@ -6,6 +6,7 @@ packages=(
   libspeexdsp-dev libwebrtc-audio-processing-dev libsamplerate0-dev libopus-dev libogg-dev libsndfile1-dev
   libwebsockets-dev
   opus-tools sox flite openssl libopus0
+  gcc g++ # cc and c++: NuiCTests compile the C and C++ programs against nui.h / nui.hpp and libnui.so
 )
 missing=()
 for p in "${packages[@]}"; do
