@@ -72,7 +72,7 @@ enum CProgram {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("nuic-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? FileManager.default.removeItem(at: logURL) }
         process.standardOutput = log
