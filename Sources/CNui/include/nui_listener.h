@@ -4,13 +4,14 @@
  * Names follow the NUI C++ SDK (`NuiSdkListener`, `event_callback`, `user_data_callback`, ...); the iOS
  * delegate method each stands for is named beside it.
  *
- * Threads: the callbacks run on the SDK's callback thread (a serial queue: one callback at a time, in the order
- * the SDK posted them), never on a thread that calls nui_* and never while the SDK holds an internal lock, so a
- * callback may call any nui_* function (nui_get_all_response, nui_dialog_cancel, even nui_release) without
- * deadlock. Exception: in pull mode `user_data_callback` runs on the SDK's audio thread. The last callback is
- * `audio_state_changed_callback(STATE_CLOSE)`; nui_release returns after it (unless nui_release is called from
- * inside a callback: then STATE_CLOSE follows once that callback returns), so `user_data` may be freed once
- * nui_release has returned. Pointers passed to a callback are valid only during that call: copy what you keep.
+ * Threads: the callbacks run on the SDK's callback thread (a serial queue: one callback at a time, in the
+ * order the SDK posted them), never on the thread of the nui_* call that caused them and never while the SDK
+ * holds an internal lock, so a callback may call any nui_* function (nui_get_all_response, nui_dialog_cancel,
+ * even nui_release) without deadlock. Exception: in pull mode `user_data_callback` runs on the SDK's audio
+ * thread. The last callback is `audio_state_changed_callback(STATE_CLOSE)`; nui_release returns after it
+ * (unless nui_release is called from inside a callback: then STATE_CLOSE follows once that callback returns),
+ * so `user_data` may be freed once nui_release has returned. Pointers passed to a callback are valid only
+ * during that call: copy what you keep.
  */
 #ifndef NUI_LISTENER_H
 #define NUI_LISTENER_H
@@ -22,10 +23,11 @@
 extern "C" {
 #endif
 
-/** An event (iOS `onNuiEventCallback`). `asr_result` is the result JSON for result events, else "" (never
- *  NULL); `wuw` is always ""; `dialog` is the dialog's number; `finish` is true when the recognition round
- *  finished; `code` is the result code for EVENT_ASR_ERROR / EVENT_MIC_ERROR, else 0; `all_response` is the
- *  complete event JSON (what nui_get_all_response returns during this call). */
+/** An event (iOS `onNuiEventCallback`). `asr_result` is the event's text (never NULL): the server's JSON for
+ *  results, start and completion, the error message for errors, the SDK's JSON for VAD events; `wuw` is always
+ *  ""; `dialog` numbers the dialogs from 1; `finish` is true when the dialog ended (EVENT_TRANSCRIBER_COMPLETE,
+ *  EVENT_ASR_ERROR); `code` is the result code for EVENT_ASR_ERROR / EVENT_MIC_ERROR, else 0;
+ *  `all_response` is the complete event JSON (what nui_get_all_response returns during this call). */
 typedef void (*FuncDialogListenerOnEvent)(void *user_data, NuiCallbackEvent event, long dialog, const char *wuw,
                                           const char *asr_result, bool finish, int code, const char *all_response);
 
