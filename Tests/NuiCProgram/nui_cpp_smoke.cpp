@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
                          "\",\"apikey\":\"k\",\"device_id\":\"cpp\",\"service_mode\":\"1\","
                          "\"audio_update_manually\":\"true\",\"workspace\":\"/tmp\"}";
     NuiSdk nui;
-    check("initialize without listener", nui.nui_initialize(params.c_str(), nullptr), NUI_ERR_MISSING_PARAMETER);
+    check("initialize without listener", nui.nui_initialize(params.c_str(), nullptr), NULL_LISTENER_ERROR);
     check("initialize", nui.nui_initialize(params.c_str(), &listener, &async, LOG_LEVEL_WARNING, false), SUCCESS);
     check("async listener called", app.async_results.load(), 1);
     check("async listener result", app.last_async.load(), SUCCESS);
@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     check("dialog_cancel without dialog", nui.nui_dialog_cancel(true), NUI_ERR_NO_DIALOG);
     check("release", nui.nui_release(), SUCCESS);
     check("STATE_CLOSE before release returned", app.closes.load(), 1);
-    check("release twice", nui.nui_release(&async), NUI_ERR_NOT_INITIALIZED);
+    check("release twice", nui.nui_release(&async), SDK_NOT_INIT); // the NUI C++ SDK's name
     check("async listener got the error", app.last_async.load(), NUI_ERR_NOT_INITIALIZED);
     return failures == 0 ? 0 : 1;
 }

@@ -24,6 +24,31 @@ using ::NuiSdkListener;
 using ::NuiSdkLogLevel;
 using ::NuiVadMode;
 
+/** The NUI C++ SDK's result-code names (its nui_code.h), as aliases of ours where one has the same meaning, so
+ *  ported code that tests for them compiles. The numbers are ours (nui_code.h), not the NUI SDK's. */
+const int DEFAULT_ERROR = NUI_ERR_INTERNAL;
+const int ILLEGAL_PARAM = NUI_ERR_INVALID_PARAMETER_VALUE;
+const int ILLEGAL_INIT_PARAM = NUI_ERR_INVALID_PARAMETER_VALUE;
+const int NECESSARY_PARAM_LACK = NUI_ERR_MISSING_PARAMETER;
+const int NULL_PARAM_ERROR = NUI_ERR_INVALID_JSON;
+const int NULL_LISTENER_ERROR = NUI_ERR_MISSING_PARAMETER;
+const int NULL_DIALOG_ERROR = NUI_ERR_NO_DIALOG;
+const int ILLEGAL_DATA = NUI_ERR_INVALID_AUDIO_DATA;
+const int SDK_NOT_INIT = NUI_ERR_NOT_INITIALIZED;
+const int SDK_ALREADY_INIT = NUI_ERR_ALREADY_INITIALIZED;
+const int DIALOG_INVALID_STATE = NUI_ERR_DIALOG_RUNNING;
+const int ILLEGAL_FUNC_CALL = NUI_ERR_MANUAL_AUDIO_DISABLED;
+const int UPDATE_AUDIO_ERROR = NUI_ERR_AUDIO_BUFFER_FULL;
+const int MIC_ERROR = NUI_ERR_MIC_NO_DATA;
+const int DEFAULT_NLS_ERROR = NUI_ERR_CONNECTION_FAILED;
+const int SSL_CONNECT_FAILED = NUI_ERR_TLS;
+const int DNS_FAILED = NUI_ERR_UNKNOWN_HOST;
+const int CONNECT_FAILED = NUI_ERR_CONNECTION_REFUSED;
+const int SOCKET_CLOSED = NUI_ERR_CONNECTION_CLOSED;
+const int AUTH_FAILED = NUI_ERR_UNAUTHORIZED;
+const int CONNECTION_TIMEOUT = NUI_ERR_CONNECT_TIMEOUT;
+const int ASR_TIMEOUT = NUI_ERR_FINISH_TIMEOUT;
+
 /** Called with the result of a call made with an async listener; `ex_info` is "". */
 typedef void (*FuncAsyncCallback)(void *user_data, int result, const char *ex_info);
 
