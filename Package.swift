@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(
             name: "AudioFrontEndTests",
@@ -52,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VoiceRecognitionTests",
-            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd"]
+            dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
         .testTarget(
             name: "NuiSDKTests",

@@ -11,11 +11,13 @@ extension NeoNui {
     /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_MANUAL_AUDIO_DISABLED`, `NUI_ERR_NO_DIALOG`,
     ///   `NUI_ERR_INVALID_AUDIO_DATA`, `NUI_ERR_AUDIO_BUFFER_FULL` (the rest was dropped and counted) or
     ///   `NUI_ERR_CONCURRENT_AUDIO_PUSH`.
+    @discardableResult
     public func nui_update_audio_data(_ data: UnsafePointer<CChar>?, Len length: Int32, FirstPack first_pack: Bool) -> NuiResultCode {
         push(data, length, reference: false)
     }
 
     /// ``nui_update_audio_data(_:Len:FirstPack:)`` with lower-case labels.
+    @discardableResult
     public func nui_update_audio_data(_ data: UnsafePointer<CChar>?, len length: Int32, firstPack first_pack: Bool) -> NuiResultCode {
         push(data, length, reference: false)
     }
@@ -26,11 +28,13 @@ extension NeoNui {
     /// Real-time safe; call from one playback thread at a time. The corresponding Objective-C call is
     /// `-nui_push_reference_data:Len:FirstPack:`.
     /// - Returns: as ``nui_update_audio_data(_:Len:FirstPack:)``, and `NUI_ERR_AEC_DISABLED` when AEC is off.
+    @discardableResult
     public func nui_push_reference_data(_ data: UnsafePointer<CChar>?, Len length: Int32, FirstPack first_pack: Bool) -> NuiResultCode {
         push(data, length, reference: true)
     }
 
     /// ``nui_push_reference_data(_:Len:FirstPack:)`` with lower-case labels.
+    @discardableResult
     public func nui_push_reference_data(_ data: UnsafePointer<CChar>?, len length: Int32, firstPack first_pack: Bool) -> NuiResultCode {
         push(data, length, reference: true)
     }

@@ -8,6 +8,7 @@ extension NeoNui {
     ///
     /// The corresponding Objective-C call is `-nui_dialog_cancel:`.
     /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED` or `NUI_ERR_NO_DIALOG`.
+    @discardableResult
     public func nui_dialog_cancel(_ force: Bool) -> NuiResultCode {
         let (code, cleanup) = control.withLock { cancelDialog(force: force) }
         cleanup?()
@@ -55,6 +56,7 @@ extension NeoNui {
     ///   "context": [...]}`.
     /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_NO_DIALOG`, `NUI_ERR_AEC_DISABLED`, a parameter
     ///   error, or the code of a context update the service refuses.
+    @discardableResult
     public func nui_dialog_action(_ action_params: UnsafePointer<CChar>?) -> NuiResultCode {
         control.withLock {
             let call = "nui_dialog_action"
@@ -97,6 +99,7 @@ extension NeoNui {
     ///
     /// The corresponding Objective-C call is `-nui_release`.
     /// - Returns: `SUCCESS`, or `NUI_ERR_NOT_INITIALIZED`.
+    @discardableResult
     public func nui_release() -> NuiResultCode {
         let (code, cleanup) = control.withLock { () -> (NuiResultCode, (() -> Void)?) in
             let (current, running) = lock.withLock { (state, dialog) }

@@ -13,6 +13,7 @@ extension NeoNui {
     ///   - dialog_params: JSON, may be empty: a fresh `apikey`, and `input_context` for context biasing.
     /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_PARAMS_NOT_SET`, `NUI_ERR_DIALOG_RUNNING`,
     ///   `NUI_ERR_UNSUPPORTED_VAD_MODE`, a parameter error, or `NUI_ERR_FRONT_END`.
+    @discardableResult
     public func nui_dialog_start(_ vad_mode: NuiVadMode, dialogParam dialog_params: UnsafePointer<CChar>?) -> NuiResultCode {
         let (code, cleanup) = control.withLock { startDialog(vad_mode, dialog_params) }
         cleanup?()
@@ -71,6 +72,10 @@ extension NeoNui {
         }
         recorder?.start()
         if initial.audioUpdateManually { slot.install(audio) }
+        // STATE_OPEN reaches the app once the front end runs (so a push from the callback is taken) and before any
+        // event of the core: the callback thread waits until start() returned.
+        callbacks.suspend()
+        defer { callbacks.resume() }
         deliverAudioState(.STATE_OPEN)
         logger.info("\(call): dialog \(number), \(parameters.format.rawValue) \(parameters.sampleRate) Hz to \(initial.url)")
         do {
@@ -119,7 +124,7 @@ extension NeoNui {
     }
 
     /// Marks `running` ended (state back to ready when it is the current dialog, its audio path closed), then
-    /// posts `event` (the terminal event, if any) and STATE_PAUSE once. Returns the clean-up to run without locks.
+    /// posts STATE_PAUSE (once per dialog) and `event` (the terminal event, if any: the dialog's last callback). Returns the clean-up to run without locks.
     func endDialog(_ running: RunningDialog, detach: Bool = false, event: (() -> Void)? = nil) -> () -> Void {
         slot.remove(running.audio)
         let (pause, cleaned) = lock.withLock { () -> (Bool, Bool) in
@@ -135,8 +140,8 @@ extension NeoNui {
             return (!running.pauseReported, running.cleanedUp)
         }
         running.audio.recorder?.stop() // the WAVs are complete when the app hears of the end
-        event?()
         if pause { deliverAudioState(.STATE_PAUSE) }
+        event?() // the dialog's last callback
         return { running.cleanUp(alreadyCleaned: cleaned) }
     }
 }

@@ -125,6 +125,7 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     ///   - level: what the SDK logs (printed, written to the log file, offered to `onNuiLogTrackCallback`).
     ///   - save_log: write logs (and with `save_wav` the debug WAVs) to `debug_path`.
     /// - Returns: `SUCCESS`, `NUI_ERR_ALREADY_INITIALIZED`, or a parameter error (the log names the key).
+    @discardableResult
     public func nui_initialize(_ parameters: UnsafePointer<CChar>?, logLevel level: NuiSdkLogLevel,
                                saveLog save_log: Bool) -> NuiResultCode {
         control.withLock {
@@ -166,6 +167,7 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     ///
     /// The corresponding Objective-C call is `-nui_set_params:`.
     /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_DIALOG_RUNNING`, or a parameter error.
+    @discardableResult
     public func nui_set_params(_ params: UnsafePointer<CChar>?) -> NuiResultCode {
         control.withLock {
             let (current, initial) = lock.withLock { (state, initParameters) }

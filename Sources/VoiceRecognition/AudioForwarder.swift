@@ -34,7 +34,9 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         case .opusPacket:
             return
         case .finished:
+            pump.post(.frontEnd(event)) // before the stop, so the summary has it before completion can arrive
             session.stop() // every chunk was sent above: the client sends the rest, then finish-task
+            return
         default:
             break
         }

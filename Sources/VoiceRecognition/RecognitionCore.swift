@@ -68,8 +68,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         if let state = shared.transition(from: [.created], to: .running) {
             throw RecognitionError.invalidState("start() needs a new session, this one is \(state)")
         }
-        let processor = processor
-        pump.start(name: "VoiceRecognition.events") { processor.handle($0) }
+        startEventThread()
         pump.post(.startRequested(at: clock.now()))
         do {
             try frontEnd.start()
@@ -135,6 +134,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// Cancels the dialog (NUI's `nui_dialog_cancel`). Forced: drops the audio and the connection and reports
     /// ``RecognitionEvent/completed(_:)`` (``RecognitionSummary/Ending/cancelled``) at once. Not forced:
     /// ``finish()`` (completed after the final result). Any thread or the handler; does nothing once ended.
+    /// A forced cancel before ``start()`` also reports completed (cancelled), and the core cannot start after.
     public func cancel(force: Bool) {
         if !force {
             try? finish()
@@ -147,7 +147,13 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         guard previous != .ended else { return }
         frontEnd.cancel()
         session.cancel()
-        if previous != .created { pump.post(.forcedCancel) } // never started: no dialog, no event
+        if previous == .created { startEventThread() } // the completed event comes even without a start
+        pump.post(.forcedCancel)
+    }
+
+    private func startEventThread() {
+        let processor = processor
+        pump.start(name: "VoiceRecognition.events") { processor.handle($0) }
     }
 
     /// The streaming client's counters. Any thread.

@@ -8,14 +8,18 @@ struct ProcessOptions {
     var opus: String?
     var vadLabels: String?
     var report: String?
-    var channel = 0
-    var configuration = FrontEndConfiguration()
+    private var outputRate: Int?
+    var frontEnd = FrontEndOptions()
+    var configuration: FrontEndConfiguration {
+        get { frontEnd.configuration }
+        set { frontEnd.configuration = newValue }
+    }
+    var channel: Int { frontEnd.channel }
 
     static let usage = """
     usage: afe process --mic FILE [--reference FILE] --output FILE [--opus FILE.opus] [--vad-labels FILE.csv]
-                       [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
-                       [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--output-rate HZ]
-                       [--delay-ms N|auto] [--channel N] [--report FILE.json]
+                       [--output-rate HZ] [--report FILE.json]
+    \(FrontEndOptions.usage)
 
     Runs the front end (echo cancellation, noise suppression, VAD, resampling, Opus) over a microphone file and
     the reference the device played, and writes the processed audio as 16-bit WAV aligned with the mic input.
@@ -23,82 +27,28 @@ struct ProcessOptions {
     the first channel unless --channel N (1-based) is given.
     """
 
-    struct Failure: Error { let message: String }
+    typealias Failure = ArgumentReader.Failure
 
     init(_ arguments: [String]) throws {
-        var webRTC = WebRTCEchoCanceller.Configuration()
-        var aec = "webrtc"
-        var i = 0
-        func value(_ name: String) throws -> String {
-            i += 1
-            guard i < arguments.count else { throw Failure(message: "\(name) needs a value") }
-            return arguments[i]
-        }
-        func integer(_ name: String) throws -> Int {
-            let text = try value(name)
-            guard let number = Int(text) else { throw Failure(message: "\(name) takes a whole number, not '\(text)'") }
-            return number
-        }
-        while i < arguments.count {
-            let argument = arguments[i]
+        var parsed = FrontEndOptions()
+        try parsed.parse(arguments, command: "process", usage: Self.usage) { argument, reader in
             switch argument {
-            case "--mic": mic = try value(argument)
-            case "--reference": reference = try value(argument)
-            case "--output": output = try value(argument)
-            case "--opus": opus = try value(argument)
-            case "--vad-labels": vadLabels = try value(argument)
-            case "--report": report = try value(argument)
-            case "--channel":
-                channel = try integer(argument) - 1
-                guard channel >= 0 else { throw Failure(message: "--channel counts from 1") }
-            case "--aec":
-                aec = try value(argument)
-                guard ["webrtc", "webrtc-mobile", "speex", "off"].contains(aec) else {
-                    throw Failure(message: "--aec takes webrtc, webrtc-mobile, speex or off, not '\(aec)'")
-                }
-            case "--suppression":
-                let level = try value(argument)
-                guard let parsed = ["low": WebRTCEchoCanceller.Configuration.SuppressionLevel.low,
-                                    "moderate": .moderate, "high": .high][level] else {
-                    throw Failure(message: "--suppression takes low, moderate or high, not '\(level)'")
-                }
-                webRTC.suppressionLevel = parsed
-            case "--ns":
-                let level = try value(argument)
-                let levels: [String: WebRTCNoiseSuppressor.Configuration.Level] =
-                    ["low": .low, "moderate": .moderate, "high": .high, "very-high": .veryHigh]
-                if level == "off" { configuration.noiseSuppression = .off } else {
-                    guard let parsed = levels[level] else {
-                        throw Failure(message: "--ns takes off, low, moderate, high or very-high, not '\(level)'")
-                    }
-                    var ns = WebRTCNoiseSuppressor.Configuration()
-                    ns.level = parsed
-                    configuration.noiseSuppression = .webRTC(ns)
-                }
-            case "--rate": configuration.processingRate = try integer(argument)
-            case "--output-rate": configuration.outputRate = try integer(argument)
-            case "--delay-ms":
-                let text = try value(argument)
-                if text != "auto" {
-                    guard let ms = Int(text) else { throw Failure(message: "--delay-ms takes a number of ms or auto, not '\(text)'") }
-                    configuration.alignment = .fixed(milliseconds: ms)
-                }
-            case "--help", "-h": throw Failure(message: Self.usage)
-            default: throw Failure(message: "unknown option '\(argument)' (see afe process --help)")
+            case "--mic": mic = try reader.value(argument)
+            case "--reference": reference = try reader.value(argument)
+            case "--output": output = try reader.value(argument)
+            case "--opus": opus = try reader.value(argument)
+            case "--vad-labels": vadLabels = try reader.value(argument)
+            case "--report": report = try reader.value(argument)
+            case "--output-rate": outputRate = try reader.integer(argument)
+            default: return false
             }
-            i += 1
+            return true
         }
+        frontEnd = parsed
         guard !mic.isEmpty else { throw Failure(message: "--mic FILE is required") }
         guard !output.isEmpty else { throw Failure(message: "--output FILE is required") }
-        switch aec {
-        case "off": configuration.echoCancellation = .off
-        case "speex": configuration.echoCancellation = .speex(SpeexEchoCanceller.Configuration())
-        case "webrtc-mobile":
-            webRTC.mode = .mobile
-            configuration.echoCancellation = .webRTC(webRTC)
-        default: configuration.echoCancellation = .webRTC(webRTC)
-        }
+        frontEnd.resolve(hasReference: reference != nil)
+        configuration.outputRate = outputRate
         if opus != nil { configuration.encoding = FrontEndConfiguration.Encoding() }
-        if reference == nil, aec != "off" { configuration.echoCancellation = .off }
     }
 }

@@ -5,45 +5,17 @@ import Foundation
 enum ProcessCommand {
     static func run(_ options: ProcessOptions) throws {
         var options = options
-        let micFile = try AudioFile(contentsOf: options.mic)
-        guard options.channel < micFile.channelCount else {
-            throw ProcessOptions.Failure(message: "--channel \(options.channel + 1): \(options.mic) has \(micFile.channelCount) channel(s)")
-        }
-        let mic = SampleConversion.int16(from: try micFile.channel(options.channel))
-        var reference: [Int16] = []
-        options.configuration.mic = .init(sampleRate: micFile.sampleRate)
-        if let path = options.reference {
-            let file = try AudioFile(contentsOf: path)
-            reference = SampleConversion.int16(from: try file.channel(0))
-            options.configuration.reference = .init(sampleRate: file.sampleRate)
-        }
+        let input = try InputAudio(mic: options.mic, channel: options.channel, reference: options.reference)
+        let micFile = input.micFile
+        input.configure(&options.configuration)
         let frontEnd = try FrontEnd(configuration: options.configuration)
         let collector = Collector()
         frontEnd.delegate = collector
         let started = Date()
         let cpuStart = clock()
         try frontEnd.start()
-        let progress = Progress(total: mic.count, enabled: isatty(STDERR_FILENO) == 1 && micFile.durationSeconds > 5)
-        let step = micFile.sampleRate / 100
-        let ratio = Double(options.configuration.reference.sampleRate) / Double(micFile.sampleRate)
-        var referenceOffset = 0
-        var offset = 0
-        while offset < mic.count {
-            let end = min(mic.count, offset + step)
-            let referenceEnd = min(reference.count, Int((Double(end) * ratio).rounded()))
-            if referenceEnd > referenceOffset {
-                _ = reference[referenceOffset..<referenceEnd].withUnsafeBufferPointer { frontEnd.pushReference(samples: $0) }
-                referenceOffset = referenceEnd
-            }
-            var taken = offset
-            while taken < end {
-                let result = mic[taken..<end].withUnsafeBufferPointer { frontEnd.pushMic(samples: $0) }
-                taken += result.accepted
-                if result.status == .bufferFull { usleep(500) }
-            }
-            offset = end
-            progress.update(offset)
-        }
+        let progress = Progress(total: input.mic.count, enabled: isatty(STDERR_FILENO) == 1 && micFile.durationSeconds > 5)
+        input.feed(progress: progress.update, pushReference: frontEnd.pushReference(samples:), pushMic: frontEnd.pushMic(samples:))
         let summary = try frontEnd.finish()
         progress.done()
         let cpuSeconds = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)

@@ -7,17 +7,20 @@ let topUsage = """
 usage: afe <command> [options]
 commands:
   process   run the front end over files (afe process --help)
+  stream    stream a file through the front end to a recognizer (afe stream --help)
 """
 do {
     switch arguments.first {
     case "process":
         try ProcessCommand.run(try ProcessOptions(Array(arguments.dropFirst())))
+    case "stream":
+        try await StreamCommand.run(try StreamOptions(Array(arguments.dropFirst())))
     case "--help", "-h", nil:
         print(topUsage)
     case let other?:
-        throw ProcessOptions.Failure(message: "unknown command '\(other)'\n\(topUsage)")
+        throw ArgumentReader.Failure(message: "unknown command '\(other)'\n\(topUsage)")
     }
-} catch let failure as ProcessOptions.Failure {
+} catch let failure as ArgumentReader.Failure {
     let isHelp = failure.message.hasPrefix("usage:")
     FileHandle.standardError.write(((isHelp ? "" : "afe: ") + failure.message + "\n").data(using: .utf8)!)
     exit(isHelp ? 0 : 2)

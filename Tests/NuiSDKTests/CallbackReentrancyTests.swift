@@ -36,7 +36,7 @@ final class CallbackReentrancyTests: XCTestCase {
         func note(_ name: String, _ code: NuiResultCode) { codes.update { $0[name] = code } }
         let initParameters = NuiHarness.json(harness.initParameters(url: server.url()))
         harness.recorder.onAudioState = { state in
-            if state == .STATE_OPEN {
+            if state == .STATE_OPEN && codes.get()["push in STATE_OPEN"] == nil { // the first dialog: the test thread does not push yet
                 note("version in STATE_OPEN", nui.nui_get_version() == nil ? .NUI_ERR_INTERNAL : .SUCCESS)
                 note("push in STATE_OPEN", nui.nui_update_audio_data([0, 0, 0, 0], Len: 4, FirstPack: true))
             }
@@ -90,8 +90,10 @@ final class CallbackReentrancyTests: XCTestCase {
         XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url(), manual: false)), .SUCCESS)
         XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters()), .SUCCESS)
         XCTAssertEqual(harness.start(), .SUCCESS)
-        XCTAssertTrue(harness.recorder.wait(timeout: 20) { $0.states.contains(.STATE_CLOSE) })
+        XCTAssertTrue(harness.recorder.wait(timeout: 20) { _ in released.get() != nil })
         XCTAssertEqual(released.get(), .SUCCESS)
+        harness.nui.callbacks.drain()
+        XCTAssertEqual(harness.recorder.states.last, .STATE_CLOSE)
         XCTAssertEqual(harness.recorder.events.last?.event, .EVENT_TRANSCRIBER_COMPLETE)
         let pulls = harness.recorder.pulls
         Thread.sleep(forTimeInterval: 0.3)

@@ -91,6 +91,13 @@ final class RecognitionFlowTests: XCTestCase {
         XCTAssertEqual(summary.frontEnd?.micSamplesPushed, outcome.mic.count, label, file: file, line: line)
         XCTAssertNotNil(summary.rawJSON, label, file: file, line: line)
         XCTAssertTrue(finals.allSatisfy { !$0.rawJSON.isEmpty }, label, file: file, line: line)
+        // Every event has JSON (NUI's nui_get_all_response): the server's own for results.
+        for event in events {
+            let parsed = try? JSONSerialization.jsonObject(with: Data(event.json.utf8)) as? [String: Any]
+            XCTAssertNotNil(parsed, "\(label): \(event.name) JSON \(event.json)", file: file, line: line)
+            if let raw = event.rawJSON { XCTAssertEqual(event.json, raw, label, file: file, line: line) }
+            else { XCTAssertEqual(parsed?["event"] as? String, event.name, label, file: file, line: line) }
+        }
         print(String(format: "%@: ERLE far-end only %.1f dB (telemetry median %.1f dB), delay %.0f ms, %d sentences "
                      + "(%.0f%% in near-end speech), %d speech segments", label, erle, summary.echoReductionDecibels ?? .nan,
                      summary.delayMilliseconds ?? .nan, finals.count, 100 * share, summary.speechSegments.count))

@@ -1,6 +1,7 @@
 import AudioFrontEnd
 import Foundation
 import SpeechStreaming
+import Synchronization
 import VoiceRecognition
 import XCTest
 
@@ -27,10 +28,9 @@ enum Wire: String, CaseIterable {
 }
 
 /// Keeps every event a core reports, the thread each came on, and lets a test wait for one.
-final class EventLog: @unchecked Sendable { // state under `condition`
-    private let condition = NSCondition()
-    private var recorded: [RecognitionEvent] = []
-    private var threads = Set<UInt>()
+final class EventLog: @unchecked Sendable { // state in the log and the mutex
+    private let log = WaitableLog<RecognitionEvent>()
+    private let threads = Mutex(Set<UInt>())
     /// Called on the event thread for each event, before it is recorded.
     var onEvent: (@Sendable (RecognitionEvent) -> Void)?
 
@@ -38,32 +38,19 @@ final class EventLog: @unchecked Sendable { // state under `condition`
     func attach(to core: RecognitionCore) {
         core.eventHandler = { [self] event in
             onEvent?(event)
-            condition.withLock {
-                recorded.append(event)
-                threads.insert(UInt(pthread_self()))
-                condition.broadcast()
-            }
+            _ = threads.withLock { $0.insert(UInt(pthread_self())) }
+            log.append(event)
         }
     }
 
-    var events: [RecognitionEvent] { condition.withLock { recorded } }
+    var events: [RecognitionEvent] { log.all }
     /// How many threads called the handler.
-    var threadCount: Int { condition.withLock { threads.count } }
+    var threadCount: Int { threads.withLock { $0.count } }
 
-    /// Waits until an event satisfies `match`; returns it, or nil after `timeout` s.
+    /// Waits until an event satisfies `match` (which must not read the log); returns it, or nil after `timeout` s.
     @discardableResult
     func wait(timeout: TimeInterval = 10, for match: (RecognitionEvent) -> Bool) -> RecognitionEvent? {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var checked = 0
-        while true {
-            while checked < recorded.count {
-                if match(recorded[checked]) { return recorded[checked] }
-                checked += 1
-            }
-            if !condition.wait(until: deadline) { return nil }
-        }
+        log.wait(timeout: timeout, for: match)
     }
 
     /// Waits for the last event (completed or error).

@@ -147,6 +147,20 @@ final class RecognitionLifecycleTests: XCTestCase {
         core.cancel(force: true)
         core.cancel(force: true) // twice is fine
 
+        // A forced cancel before start still ends the async session's events.
+        let unstarted = try RecognitionSession(configuration: RecognitionConfiguration(service: Wire.nls.service(server)))
+        unstarted.cancel()
+        let ends = LockedValue<[RecognitionEvent]>([])
+        let done = expectation(description: "events end")
+        Task {
+            for await event in unstarted.events { ends.update { $0.append(event) } }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        guard case .completed(let summary) = ends.get().last else { return XCTFail("\(ends.get())") }
+        XCTAssertEqual(summary.ending, .cancelled)
+        XCTAssertThrowsError(try unstarted.core.start())
+
         var opus = RecognitionConfiguration(service: Wire.dashScope.service(server), audioFormat: .opus, sampleRate: 8000)
         XCTAssertThrowsError(try RecognitionCore(configuration: opus)) {
             guard case .invalidConfiguration(let message) = $0 as? RecognitionError else { return XCTFail("\($0)") }

@@ -12,6 +12,12 @@ final class CallbackQueue: @unchecked Sendable { // immutable
     /// Runs `body` on the callback thread after everything posted before. Any thread; returns at once.
     func post(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 
+    /// Holds back the callbacks not yet started until ``resume()`` (one resume per suspend). A callback already
+    /// running finishes. Any thread.
+    func suspend() { queue.suspend() }
+
+    func resume() { queue.resume() }
+
     /// Whether the caller runs on the callback thread (inside a callback).
     var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
 

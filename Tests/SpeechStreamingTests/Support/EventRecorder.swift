@@ -3,36 +3,22 @@ import SpeechStreaming
 import XCTest
 
 /// A delegate that keeps every event and lets a test wait for one.
-final class EventRecorder: SpeechStreamingDelegate, @unchecked Sendable { // state under `condition`
-    private let condition = NSCondition()
-    private var recorded: [SpeechEvent] = []
+final class EventRecorder: SpeechStreamingDelegate, @unchecked Sendable { // state in the log
+    private let log = WaitableLog<SpeechEvent>()
     /// Called on the delivery queue for each event, before waiters are woken.
     var onEvent: (@Sendable (SpeechEvent) -> Void)?
 
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {
         onEvent?(event)
-        condition.lock()
-        recorded.append(event)
-        condition.broadcast()
-        condition.unlock()
+        log.append(event)
     }
 
-    var events: [SpeechEvent] { condition.withLock { recorded } }
+    var events: [SpeechEvent] { log.all }
 
     /// Waits until an event (from index `after` on) satisfies `match`; returns it, or nil after `timeout` s.
     @discardableResult
     func wait(after: Int = 0, timeout: TimeInterval = 10, for match: (SpeechEvent) -> Bool) -> SpeechEvent? {
-        let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
-        var checked = after
-        while true {
-            while checked < recorded.count {
-                if match(recorded[checked]) { return recorded[checked] }
-                checked += 1
-            }
-            if !condition.wait(until: deadline) { return nil }
-        }
+        log.wait(after: after, timeout: timeout, for: match)
     }
 
     /// Waits for the task's end: `.completed` or `.error`.

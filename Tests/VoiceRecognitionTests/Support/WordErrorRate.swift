@@ -1,1 +1,1 @@
-../../SpeechStreamingTests/Support/WordErrorRate.swift
+../../../Sources/afe/WordErrorRate.swift

@@ -1,0 +1,116 @@
+import AudioFrontEnd
+
+/// Reads a command line one argument at a time; each bad value becomes one message naming the option.
+struct ArgumentReader {
+    struct Failure: Error { let message: String }
+
+    private let arguments: [String]
+    private var index = -1
+
+    init(_ arguments: [String]) { self.arguments = arguments }
+
+    /// The next option, or nil at the end.
+    mutating func next() -> String? {
+        index += 1
+        return index < arguments.count ? arguments[index] : nil
+    }
+
+    /// The value after option `name`.
+    mutating func value(_ name: String) throws -> String {
+        index += 1
+        guard index < arguments.count else { throw Failure(message: "\(name) needs a value") }
+        return arguments[index]
+    }
+
+    mutating func integer(_ name: String) throws -> Int {
+        let text = try value(name)
+        guard let number = Int(text) else { throw Failure(message: "\(name) takes a whole number, not '\(text)'") }
+        return number
+    }
+
+    /// The value after `name`, which must be one of `choices`.
+    mutating func choice(_ name: String, _ choices: [String]) throws -> String {
+        let text = try value(name)
+        guard choices.contains(text) else {
+            let list = choices.dropLast().joined(separator: ", ") + " or " + choices.last!
+            throw Failure(message: "\(name) takes \(list), not '\(text)'")
+        }
+        return text
+    }
+}
+
+/// The front-end options `afe process` and `afe stream` share, and the configuration they make.
+struct FrontEndOptions {
+    static let usage = """
+    [--aec webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
+    [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
+    """
+
+    var configuration = FrontEndConfiguration()
+    /// The mic file's channel, 0-based.
+    var channel = 0
+    private var webRTC = WebRTCEchoCanceller.Configuration()
+    private var aec = "webrtc"
+
+    /// Takes `option` (and its value) when it is a front-end option; returns false otherwise.
+    mutating func parse(_ option: String, _ reader: inout ArgumentReader) throws -> Bool {
+        switch option {
+        case "--channel":
+            channel = try reader.integer(option) - 1
+            guard channel >= 0 else { throw ArgumentReader.Failure(message: "--channel counts from 1") }
+        case "--aec":
+            aec = try reader.choice(option, ["webrtc", "webrtc-mobile", "speex", "off"])
+        case "--suppression":
+            let levels: [String: WebRTCEchoCanceller.Configuration.SuppressionLevel] = ["low": .low, "moderate": .moderate, "high": .high]
+            webRTC.suppressionLevel = levels[try reader.choice(option, ["low", "moderate", "high"])]!
+        case "--ns":
+            let levels: [String: WebRTCNoiseSuppressor.Configuration.Level] =
+                ["low": .low, "moderate": .moderate, "high": .high, "very-high": .veryHigh]
+            let level = try reader.choice(option, ["off", "low", "moderate", "high", "very-high"])
+            if let parsed = levels[level] {
+                var ns = WebRTCNoiseSuppressor.Configuration()
+                ns.level = parsed
+                configuration.noiseSuppression = .webRTC(ns)
+            } else {
+                configuration.noiseSuppression = .off
+            }
+        case "--rate": configuration.processingRate = try reader.integer(option)
+        case "--delay-ms":
+            let text = try reader.value(option)
+            if text != "auto" {
+                guard let ms = Int(text) else {
+                    throw ArgumentReader.Failure(message: "--delay-ms takes a number of ms or auto, not '\(text)'")
+                }
+                configuration.alignment = .fixed(milliseconds: ms)
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Parses a command's arguments: the front-end options here, the command's own through `own` (which
+    /// returns false for an option it does not know), `--help` as the usage.
+    mutating func parse(_ arguments: [String], command: String, usage: String,
+                        own: (String, inout ArgumentReader) throws -> Bool) throws {
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
+            if try parse(argument, &reader) || (try own(argument, &reader)) { continue }
+            if argument == "--help" || argument == "-h" { throw ArgumentReader.Failure(message: usage) }
+            throw ArgumentReader.Failure(message: "unknown option '\(argument)' (see afe \(command) --help)")
+        }
+    }
+
+    /// Sets the echo canceller chosen (off when there is no reference to cancel).
+    mutating func resolve(hasReference: Bool) {
+        switch aec {
+        case "off": configuration.echoCancellation = .off
+        case "speex": configuration.echoCancellation = .speex(SpeexEchoCanceller.Configuration())
+        case "webrtc-mobile":
+            webRTC.mode = .mobile
+            configuration.echoCancellation = .webRTC(webRTC)
+        default: configuration.echoCancellation = .webRTC(webRTC)
+        }
+        if !hasReference { configuration.echoCancellation = .off }
+    }
+}

@@ -1,0 +1,71 @@
+import AudioFrontEnd
+import Foundation
+
+/// The mic and reference files of a run, as 16-bit samples, pushed as a device would: 10 ms of reference,
+/// then 10 ms of mic.
+struct InputAudio {
+    let micFile: AudioFile
+    let mic: [Int16]
+    let reference: [Int16]
+    /// The reference file's rate; nil without a reference.
+    let referenceRate: Int?
+
+    init(mic path: String, channel: Int, reference referencePath: String?) throws {
+        micFile = try AudioFile(contentsOf: path)
+        guard channel < micFile.channelCount else {
+            throw ArgumentReader.Failure(message: "--channel \(channel + 1): \(path) has \(micFile.channelCount) channel(s)")
+        }
+        mic = SampleConversion.int16(from: try micFile.channel(channel))
+        if let referencePath {
+            let file = try AudioFile(contentsOf: referencePath)
+            reference = SampleConversion.int16(from: try file.channel(0))
+            referenceRate = file.sampleRate
+        } else {
+            reference = []
+            referenceRate = nil
+        }
+    }
+
+    /// Sets the front end's input formats to the files' rates.
+    func configure(_ configuration: inout FrontEndConfiguration) {
+        configuration.mic = .init(sampleRate: micFile.sampleRate)
+        if let referenceRate { configuration.reference = .init(sampleRate: referenceRate) }
+    }
+
+    /// Pushes everything in 10 ms steps, retrying what the front end refuses while its consumer catches up;
+    /// with `realtime`, one step per 10 ms of wall-clock time. Stops early when a push finds the front end no
+    /// longer running. Returns the mic samples pushed.
+    @discardableResult
+    func feed(realtime: Bool = false, progress: (Int) -> Void = { _ in },
+              pushReference: (UnsafeBufferPointer<Int16>) -> PushResult,
+              pushMic: (UnsafeBufferPointer<Int16>) -> PushResult) -> Int {
+        let step = micFile.sampleRate / 100
+        let ratio = Double(referenceRate ?? micFile.sampleRate) / Double(micFile.sampleRate)
+        let begin = ContinuousClock.now
+        var referenceOffset = 0
+        var offset = 0
+        while offset < mic.count {
+            let end = min(mic.count, offset + step)
+            let referenceEnd = min(reference.count, Int((Double(end) * ratio).rounded()))
+            if referenceEnd > referenceOffset {
+                _ = reference[referenceOffset..<referenceEnd].withUnsafeBufferPointer(pushReference)
+                referenceOffset = referenceEnd
+            }
+            var taken = offset
+            while taken < end {
+                let result = mic[taken..<end].withUnsafeBufferPointer(pushMic)
+                taken += result.accepted
+                if result.status == .notRunning { return taken }
+                if result.status == .bufferFull { usleep(500) }
+            }
+            offset = end
+            progress(offset)
+            if realtime {
+                let due = begin + .milliseconds(offset * 1000 / micFile.sampleRate)
+                let wait = due - ContinuousClock.now
+                if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
+            }
+        }
+        return offset
+    }
+}

@@ -1,0 +1,1 @@
+../../SpeechStreamingTests/Support/WaitableLog.swift
