@@ -7,8 +7,9 @@ import Synchronization
 /// `nui_initialize` claims the registration before it touches NeoNui's delegate, so a second `nui_initialize`
 /// (a state error) never replaces the listener of the running SDK; a failed initialize gives the claim back. The
 /// bridge stays retained after `nui_release` (NeoNui holds its delegate weakly, and delivers `STATE_CLOSE` on its
-/// callback thread after `nui_release`) until the next successful `nui_initialize` replaces it. No lock is held while NeoNui runs,
-/// so a callback may call `nui_initialize` / `nui_release` without deadlock. Any thread; not real-time safe.
+/// callback thread after `nui_release`) until the next successful `nui_initialize` replaces it. No lock is held
+/// while NeoNui runs, so a callback may call `nui_initialize` / `nui_release` without deadlock. Any thread; not
+/// real-time safe.
 enum CRegistration {
     private static let claimed = Atomic<Bool>(false)
     private static let lock = NSLock()

@@ -40,12 +40,17 @@ final class ListenerBridge: NeoNuiSdkDelegate, @unchecked Sendable { // listener
         deliveringThread.store(0, ordering: .relaxed)
     }
 
+    /// The C value of an event (the same number).
+    private func cEvent(_ event: NuiSDK.NuiCallbackEvent) -> CNui.NuiCallbackEvent {
+        CNui.NuiCallbackEvent(rawValue: .init(truncatingIfNeeded: event.rawValue))
+    }
+
     func onNuiEventCallback(_ nuiEvent: NuiSDK.NuiCallbackEvent, dialog: Int, kwsResult wuw: UnsafePointer<CChar>?,
                             asrResult asr_result: UnsafePointer<CChar>?, ifFinish finish: Bool, retCode code: Int32) {
         guard let callback = listener.event_callback else { return }
         forward {
             let response = NeoNui.get_instance().nui_get_all_response() ?? CStrings.empty
-            callback(listener.user_data, CNui.NuiCallbackEvent(rawValue: numericCast(nuiEvent.rawValue)), dialog,
+            callback(listener.user_data, cEvent(nuiEvent), dialog,
                      wuw ?? CStrings.empty, asr_result ?? CStrings.empty, finish, code, response)
         }
     }
@@ -57,10 +62,8 @@ final class ListenerBridge: NeoNuiSdkDelegate, @unchecked Sendable { // listener
     }
 
     func onNuiAudioStateChanged(_ state: NuiSDK.NuiAudioState) {
-        forward {
-            listener.audio_state_changed_callback?(listener.user_data,
-                                                   CNui.NuiAudioState(rawValue: numericCast(state.rawValue)))
-        }
+        let cState = CNui.NuiAudioState(rawValue: .init(truncatingIfNeeded: state.rawValue))
+        forward { listener.audio_state_changed_callback?(listener.user_data, cState) }
         if state == .STATE_CLOSE, !closed.exchange(true, ordering: .acquiringAndReleasing) { closing.signal() }
     }
 
@@ -74,17 +77,15 @@ final class ListenerBridge: NeoNuiSdkDelegate, @unchecked Sendable { // listener
                                   infoLen info_len: Int32, buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
         guard let callback = listener.assist_event_callback else { return }
         forward {
-            callback(listener.user_data, CNui.NuiCallbackEvent(rawValue: numericCast(nuiEvent.rawValue)),
+            callback(listener.user_data, cEvent(nuiEvent),
                      info.map { UnsafePointer($0) } ?? CStrings.empty, info == nil ? 0 : info_len,
                      buffer.map { UnsafePointer($0) } ?? CStrings.empty, buffer == nil ? 0 : len)
         }
     }
 
     func onNuiLogTrackCallback(_ level: NuiSDK.NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?) {
-        forward {
-            listener.log_track_callback?(listener.user_data,
-                                         CNui.NuiSdkLogLevel(rawValue: numericCast(level.rawValue)), log ?? CStrings.empty)
-        }
+        let cLevel = CNui.NuiSdkLogLevel(rawValue: .init(truncatingIfNeeded: level.rawValue))
+        forward { listener.log_track_callback?(listener.user_data, cLevel, log ?? CStrings.empty) }
     }
 }
 

@@ -16,7 +16,7 @@ private func code(_ result: NuiSDK.NuiResultCode) -> Int32 { result.rawValue }
 public func nui_initialize(_ parameters: UnsafePointer<CChar>?, _ listener: UnsafePointer<NuiSdkListener>?,
                            _ level: CNui.NuiSdkLogLevel, _ saveLog: Bool) -> Int32 {
     guard let listener else { return code(.NUI_ERR_MISSING_PARAMETER) }
-    guard let logLevel = NuiSDK.NuiSdkLogLevel(rawValue: numericCast(level.rawValue)) else {
+    guard let logLevel = NuiSDK.NuiSdkLogLevel(rawValue: Int32(truncatingIfNeeded: level.rawValue)) else {
         return code(.NUI_ERR_INVALID_PARAMETER_VALUE)
     }
     return CRegistration.initialize(ListenerBridge(listener.pointee)) { delegate in
@@ -35,7 +35,7 @@ public func nui_set_params(_ params: UnsafePointer<CChar>?) -> Int32 {
 /// `nui_dialog_start`. Not real-time safe.
 @_cdecl("nui_dialog_start")
 public func nui_dialog_start(_ vadMode: CNui.NuiVadMode, _ dialogParams: UnsafePointer<CChar>?) -> Int32 {
-    guard let mode = NuiSDK.NuiVadMode(rawValue: numericCast(vadMode.rawValue)) else {
+    guard let mode = NuiSDK.NuiVadMode(rawValue: Int32(truncatingIfNeeded: vadMode.rawValue)) else {
         return code(.NUI_ERR_UNSUPPORTED_VAD_MODE)
     }
     return code(nui.nui_dialog_start(mode, dialogParam: dialogParams))

@@ -51,6 +51,8 @@ static void check_uninitialized(const NuiSdkListener *listener, const char *init
           NUI_ERR_MISSING_PARAMETER);
     check("initialize unknown log level", nui_initialize(init_params, listener, (NuiSdkLogLevel)42, false),
           NUI_ERR_INVALID_PARAMETER_VALUE);
+    check("initialize negative log level", nui_initialize(init_params, listener, (NuiSdkLogLevel)-1, false),
+          NUI_ERR_INVALID_PARAMETER_VALUE);
 }
 
 /* Initialized, no dialog yet. */
@@ -69,6 +71,7 @@ static void check_initialized(const NuiSdkListener *listener, const char *init_p
 /* Parameters set, no dialog yet. */
 static void check_configured(void) {
     check("dialog_start unknown vad mode", nui_dialog_start((NuiVadMode)77, ""), NUI_ERR_UNSUPPORTED_VAD_MODE);
+    check("dialog_start negative vad mode", nui_dialog_start((NuiVadMode)-5, ""), NUI_ERR_UNSUPPORTED_VAD_MODE);
     check("dialog_start MODE_KWS", nui_dialog_start(MODE_KWS, ""), NUI_ERR_UNSUPPORTED_VAD_MODE);
 }
 

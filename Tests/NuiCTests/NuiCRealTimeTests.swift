@@ -40,7 +40,9 @@ final class NuiCRealTimeTests: XCTestCase {
             + #""audio_update_manually":"true","workspace":"\#(workspace.path)"}"#
         XCTAssertEqual(nui_initialize(parameters, &listener, LOG_LEVEL_WARNING, false), 0)
         defer { _ = nui_release() }
-        XCTAssertEqual(nui_set_params(#"{"service_type":4,"nls_config":{"model":"fun-asr-realtime","sr_format":"opus","sample_rate":16000}}"#), 0)
+        let recognition = #"{"service_type":4,"nls_config":{"model":"fun-asr-realtime","sr_format":"opus","#
+            + #""sample_rate":16000}}"#
+        XCTAssertEqual(nui_set_params(recognition), 0)
         allocations += burst(200) // no dialog
         XCTAssertEqual(nui_dialog_start(MODE_P2T, ""), 0)
         _ = burst(100, pause: 2_500) // warm-up with a dialog
