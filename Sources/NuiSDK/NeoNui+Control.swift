@@ -39,7 +39,7 @@ extension NeoNui {
     /// Ends `running` at once: EVENT_TRANSCRIBER_COMPLETE now, the core cancelled, its later events dropped.
     func forceEnd(_ running: RunningDialog) -> () -> Void {
         let taskId = lock.withLock { running.taskId } ?? ""
-        let response = #"{"header":{"task_id":"\#(taskId)","event":"EVENT_TRANSCRIBER_COMPLETE","status":"cancelled"},"payload":{}}"#
+        let response = #"{"ending":"cancelled","event":"completed","task_id":"\#(taskId)"}"#
         let cleanup = endDialog(running, detach: true) {
             self.deliverEvent(.EVENT_TRANSCRIBER_COMPLETE, dialog: running.number, asrResult: response, response: response,
                               finish: true)

@@ -21,12 +21,10 @@ extension NeoNui {
             deliverEvent(.EVENT_SENTENCE_END, dialog: number, asrResult: result.rawJSON, response: result.rawJSON)
         case .translation(let translation):
             deliverEvent(.EVENT_RESULT_TRANSLATED, dialog: number, asrResult: translation.rawJSON, response: translation.rawJSON)
-        case .speechStarted(let milliseconds):
-            let json = Self.localJSON("vad_start", running, ["time": milliseconds])
-            deliverEvent(.EVENT_VAD_START, dialog: number, asrResult: json, response: json)
-        case .speechEnded(let milliseconds):
-            let json = Self.localJSON("vad_end", running, ["time": milliseconds])
-            deliverEvent(.EVENT_VAD_END, dialog: number, asrResult: json, response: json)
+        case .speechStarted:
+            deliverEvent(.EVENT_VAD_START, dialog: number, asrResult: event.json, response: event.json)
+        case .speechEnded:
+            deliverEvent(.EVENT_VAD_END, dialog: number, asrResult: event.json, response: event.json)
         case .audio(let chunk):
             deliverAudio(chunk, recorder: running.audio.recorder)
         case .level(_, let inputDecibels, _):
@@ -37,21 +35,20 @@ extension NeoNui {
         case .drops(let drops):
             logger.warning("audio dropped or missing: \(drops)")
         case .micSilent(let milliseconds):
-            let json = Self.localJSON("mic_error", running, ["silent_ms": milliseconds])
-            deliverEvent(.EVENT_MIC_ERROR, dialog: number, asrResult: "no audio for \(milliseconds) ms", response: json,
+            deliverEvent(.EVENT_MIC_ERROR, dialog: number, asrResult: "no audio for \(milliseconds) ms", response: event.json,
                          code: .NUI_ERR_MIC_NO_DATA)
         case .reconnecting(let reconnection):
             logger.warning("connection lost (\(reconnection.cause)); reconnecting, attempt \(reconnection.attempt)")
         case .error(let error):
             let code = NuiResultCode(error)
-            let response = error.rawJSON ?? Self.localJSON("error", running, ["status": Int(code.rawValue), "status_text": error.message])
+            let response = event.json
             logger.error("dialog \(number) failed: \(error.message) (\(code.name) \(code.rawValue))")
             endDialog(running) {
                 self.deliverEvent(.EVENT_ASR_ERROR, dialog: number, asrResult: error.message, response: response, finish: true,
                                   code: code)
             }()
         case .completed(let summary):
-            let response = summary.rawJSON ?? Self.localJSON("complete", running, [:])
+            let response = event.json
             logger.info("dialog \(number) complete: \(summary.sentences.count) sentences, drops \(summary.drops)")
             endDialog(running) {
                 self.deliverEvent(.EVENT_TRANSCRIBER_COMPLETE, dialog: number, asrResult: response, response: response,
@@ -73,13 +70,5 @@ extension NeoNui {
                                                   len: Int32(bytes.count))
             }
         }
-    }
-
-    /// The JSON of an event that has no server message: `{"header": {"event", "task_id", "dialog"}, "payload": {…}}`.
-    static func localJSON(_ event: String, _ running: RunningDialog, _ payload: [String: Any]) -> String {
-        let header: [String: Any] = ["event": event, "dialog": running.number]
-        let object: [String: Any] = ["header": header, "payload": payload]
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -201,7 +201,8 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     }
 
     /// The complete JSON of the current event (the server's message for results, start, completion and server
-    /// errors; a JSON object of ours for VAD, mic and local errors), or null before the first event. Meant for
+    /// errors; for VAD, mic and local errors a small object of ours, e.g. `{"event":"speech_start","milliseconds":3020}`,
+    /// as `RecognitionEvent.json` writes it), or null before the first event. Meant for
     /// inside `onNuiEventCallback`; the pointer stays valid until eight more events have been delivered.
     ///
     /// The corresponding Objective-C call is `-nui_get_all_response`.

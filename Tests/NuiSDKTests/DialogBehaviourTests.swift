@@ -36,8 +36,8 @@ final class DialogBehaviourTests: XCTestCase {
         let event = try XCTUnwrap(harness.recorder.wait(for: .EVENT_MIC_ERROR, timeout: 10))
         XCTAssertEqual(event.code, NuiResultCode.NUI_ERR_MIC_NO_DATA.rawValue)
         XCTAssertFalse(event.finish, "the dialog goes on")
-        let payload = try XCTUnwrap(Self.object(event.response)?["payload"] as? [String: Any])
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(payload["silent_ms"] as? Int), 2000)
+        let response = try XCTUnwrap(Self.object(event.response))
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(response["milliseconds"] as? Int), 2000)
         XCTAssertEqual(harness.nui.lock.withLock { harness.nui.state }, .running)
     }
 

@@ -92,8 +92,38 @@ final class DialogFlowTests: XCTestCase {
 
     static func time(_ json: String?) -> Double? {
         guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let payload = object["payload"] as? [String: Any], let ms = payload["time"] as? Int else { return nil }
+              object["event"] as? String == "speech_start", let ms = object["milliseconds"] as? Int else { return nil }
         return Double(ms) / 1000
+    }
+
+    /// 48 kHz mic audio: PCM goes out at 48 kHz, Opus is encoded at the 16 kHz processing rate.
+    func testPushMode48kHz() throws {
+        let samples = try TestVectors.int16("nearend_48k.wav").samples
+        let speech = try TestVectors.entry("nearend_48k.wav").speechIntervals
+        for format in ["pcm", "opus"] {
+            let harness = try NuiHarness()
+            defer { harness.close() }
+            XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url())), .SUCCESS)
+            XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters(format: format, sampleRate: 48000,
+                                                                            nls: ["max_sentence_silence": 500])), .SUCCESS)
+            XCTAssertEqual(harness.start(), .SUCCESS)
+            XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_STARTED))
+            harness.push(samples.withUnsafeBytes { Array($0) }, speed: 24)
+            XCTAssertEqual(harness.nui.nui_dialog_cancel(false), .SUCCESS)
+            XCTAssertEqual(harness.recorder.waitForEnd(timeout: 60)?.event, .EVENT_TRANSCRIBER_COMPLETE, format)
+            let outputRate = format == "pcm" ? 48000 : 16000
+            XCTAssertEqual(Double(harness.recorder.aecSamples.count), Double(samples.count * outputRate / 48000),
+                           accuracy: Double(outputRate) / 10, "\(format): EVENT_AEC_DATA at \(outputRate) Hz")
+            XCTAssertGreaterThanOrEqual(harness.recorder.events(.EVENT_SENTENCE_END).count, 2, format)
+            let starts = harness.recorder.events(.EVENT_VAD_START).compactMap { Self.time($0.asrResult) }
+            XCTAssertFalse(starts.isEmpty, format)
+            for start in starts {
+                XCTAssertTrue(speech.contains { start >= $0.start - 0.3 && start <= $0.end }, "\(format): VAD start \(start) s")
+            }
+        }
+        let runTasks = server.receivedMessages().filter { ($0["header"] as? [String: Any])?["action"] as? String == "run-task" }
+        let rates = runTasks.compactMap { (($0["payload"] as? [String: Any])?["parameters"] as? [String: Any])?["sample_rate"] as? Int }
+        XCTAssertEqual(rates, [48000, 16000], "PCM at the app's rate, Opus at the encoder's")
     }
 
     func testPushModePCM() throws { try runDialog(format: "pcm", manual: true) }
