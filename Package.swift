@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
+        // The C ABI of the NUI SDK as a shared library, libnui.so, for C/C++ apps (header: Sources/CNui/include/nui.h).
+        .library(name: "nui", type: .dynamic, targets: ["NuiC"]),
     ],
     targets: [
         systemLibrary("CSpeexDSP", pkgConfig: "speexdsp", apt: "libspeexdsp-dev"),
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
+        .target(name: "CNui"),
+        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
@@ -68,6 +72,10 @@ let package = Package(
         ),
         // Runs the built afe binary (next to the test bundle) as a user would.
         .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),
+        .testTarget(
+            name: "NuiCTests",
+            dependencies: ["NuiC", "CNui", "NuiSDK", "AudioFrontEnd", "AllocationCounter"]
+        ),
     ],
     cxxLanguageStandard: .cxx14
 )

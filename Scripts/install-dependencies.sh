@@ -7,6 +7,7 @@ packages=(
   libwebsockets-dev
   opus-tools sox flite openssl libopus0
   valgrind
+  gcc g++ # cc and c++: NuiCTests compile the C and C++ programs against nui.h / nui.hpp and libnui.so
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,1 @@
+../../AudioFrontEndTests/Support/SHA256.swift

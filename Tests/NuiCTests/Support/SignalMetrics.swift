@@ -1,0 +1,1 @@
+../../AudioFrontEndTests/Support/SignalMetrics.swift

@@ -1,0 +1,1 @@
+../../AudioFrontEndTests/Support/TestVectors.swift
