@@ -50,6 +50,7 @@ extension NeoNui {
         case .completed(let summary):
             let response = event.json
             logger.info("dialog \(number) complete: \(summary.sentences.count) sentences, drops \(summary.drops)")
+            lock.withLock { lastSummary = summary }
             endDialog(running) {
                 self.deliverEvent(.EVENT_TRANSCRIBER_COMPLETE, dialog: number, asrResult: response, response: response,
                                   finish: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VoiceRecognition
 
 /// The NUI SDK's entry point, with the Objective-C SDK's method and parameter names: `nui_initialize`,
 /// `nui_set_params`, `nui_dialog_start`, `nui_dialog_action`, `nui_update_audio_data`, `nui_push_reference_data`,
@@ -42,6 +43,8 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     var saveLog = false
     var dialog: RunningDialog?
     var dialogCount = 0
+    /// The summary of the last dialog that completed (``nui_get_dialog_summary()``).
+    var lastSummary: RecognitionSummary?
     private weak var delegateReference: NeoNuiSdkDelegate?
 
     let slot = DialogSlot()

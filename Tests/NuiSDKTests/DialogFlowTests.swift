@@ -32,6 +32,7 @@ final class DialogFlowTests: XCTestCase {
         XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url(), manual: manual)), .SUCCESS)
         XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters(format: format, nls: ["max_sentence_silence": 500],
                                                                         top: ["enable_vad": true, "vad_end_silence": 500])), .SUCCESS)
+        XCTAssertNil(harness.nui.nui_get_dialog_summary(), "no dialog completed yet", file: file, line: line)
         XCTAssertEqual(harness.start(), .SUCCESS)
         let recorder = harness.recorder
         let started = try XCTUnwrap(recorder.wait(for: .EVENT_TRANSCRIBER_STARTED), "started", file: file, line: line)
@@ -63,6 +64,11 @@ final class DialogFlowTests: XCTestCase {
         let vadStarts = recorder.events(.EVENT_VAD_START).compactMap { Self.time($0.asrResult) }
         XCTAssertTrue((4...8).contains(vadStarts.count), "VAD starts \(vadStarts)", file: file, line: line)
         XCTAssertEqual(recorder.events(.EVENT_VAD_END).count, vadStarts.count, file: file, line: line)
+        // nui_get_dialog_summary: the completed dialog's figures agree with the events delivered.
+        let summary = try XCTUnwrap(harness.nui.nui_get_dialog_summary(), file: file, line: line)
+        XCTAssertEqual(summary.sentences.count, sentences.count, file: file, line: line)
+        XCTAssertEqual(summary.speechSegments.map { Double($0.startMilliseconds) / 1000 }, vadStarts, file: file, line: line)
+        XCTAssertGreaterThan(summary.statistics.audioBytesSent, 0, file: file, line: line)
         for start in vadStarts {
             XCTAssertTrue(speech.contains { start >= $0.start - 0.3 && start <= $0.end }, "VAD start \(start) s outside \(speech)",
                           file: file, line: line)
