@@ -1,6 +1,7 @@
 import AudioFrontEnd
 import Foundation
 @testable import NuiSDK
+import SpeechStreaming
 import XCTest
 
 /// Every parameter error of nui_initialize, nui_set_params and nui_dialog_start: the specific result code, a log
@@ -111,6 +112,8 @@ final class ParameterErrorTests: XCTestCase {
             ("semantic_punctuation_enabled 5", nls("semantic_punctuation_enabled", 5), .NUI_ERR_INVALID_PARAMETER_TYPE, "semantic_punctuation_enabled"),
             ("max_sentence_silence 100", nls("max_sentence_silence", 100), .NUI_ERR_INVALID_PARAMETER_VALUE, "max_sentence_silence"),
             ("max_sentence_silence 7000", nls("max_sentence_silence", 7000), .NUI_ERR_INVALID_PARAMETER_VALUE, "max_sentence_silence"),
+            ("finish_timeout 500", nls("finish_timeout", 500), .NUI_ERR_INVALID_PARAMETER_VALUE, "finish_timeout"),
+            ("finish_timeout text", nls("finish_timeout", "soon"), .NUI_ERR_INVALID_PARAMETER_TYPE, "finish_timeout"),
             ("multi_threshold_mode_enabled []", nls("multi_threshold_mode_enabled", [Any]()), .NUI_ERR_INVALID_PARAMETER_TYPE, "multi_threshold_mode_enabled"),
             ("heartbeat nope", nls("heartbeat", "nope"), .NUI_ERR_INVALID_PARAMETER_VALUE, "heartbeat"),
             ("vocabulary_id number", nls("vocabulary_id", 5), .NUI_ERR_INVALID_PARAMETER_TYPE, "vocabulary_id"),
@@ -205,6 +208,12 @@ final class ParameterErrorTests: XCTestCase {
         XCTAssertEqual(push.frontEnd.echoCancellation, FrontEndConfiguration.defaultEchoCancellation, "push mode: AEC on by default")
         XCTAssertEqual(push.frontEnd.voiceDetection?.segmenter.endSilenceMilliseconds, 1300)
         XCTAssertNil(push.dashScope.maxSentenceSilenceMilliseconds, "unset: the service's default applies")
+        XCTAssertEqual(push.finishTimeoutMilliseconds, 10000)
+        let connection: ConnectionOptions
+        if case .dashScope(let configuration) = StreamingSettings(initParameters: manual, recognition: push, dialog: DialogParameters()) {
+            connection = configuration.connection
+        } else { return XCTFail("a DashScope URL") }
+        XCTAssertEqual(connection.finishTimeout, .seconds(10))
         XCTAssertEqual(warnings, [])
     }
 }

@@ -23,6 +23,7 @@ import SpeechStreaming
 /// | `special_word_filter` | object (or JSON string) | no | – |
 /// | `enable_connection_fast_check` | flag | no | false (true: pings every second, 3 s response timeout) |
 /// | `enable_reconnection` | flag | no | false |
+/// | `finish_timeout` | int ms | no | 10000; 1000…600000: how long `nui_dialog_cancel(NO)` waits for the final result (an addition of this SDK) |
 /// | `enable_intermediate_result`, `enable_punctuation_prediction`, `enable_inverse_text_normalization` | flag | no | NLS, true |
 /// | `customization_id` | string | no | NLS |
 struct RecognitionParameters: Equatable {
@@ -34,6 +35,8 @@ struct RecognitionParameters: Equatable {
     var customizationId: String?
     var fastCheck = false
     var reconnection = false
+    /// How long the server may take to finish after `nui_dialog_cancel(NO)`.
+    var finishTimeoutMilliseconds = 10000
     var frontEnd: FrontEndParameters
 
     /// Parses and checks `text` for a connection set up by `initParameters`; `warn` gets a line per unknown key.
@@ -59,6 +62,7 @@ struct RecognitionParameters: Equatable {
         dashScope.specialWordFilter = try Self.specialWordFilter(&nls)
         fastCheck = try nls.flag("enable_connection_fast_check") ?? false
         reconnection = try nls.flag("enable_reconnection") ?? false
+        finishTimeoutMilliseconds = try nls.int("finish_timeout", 1000...600_000) ?? finishTimeoutMilliseconds
         for key in ["enable_intermediate_result", "enable_punctuation_prediction", "enable_inverse_text_normalization"] {
             if let value = try nls.flag(key) { nlsFlags[key] = value }
         }

@@ -8,6 +8,7 @@ enum StreamingSettings: Equatable {
 
     init(initParameters: InitParameters, recognition: RecognitionParameters, dialog: DialogParameters) {
         let connection = ConnectionOptions(
+            finishTimeout: .milliseconds(recognition.finishTimeoutMilliseconds),
             pingInterval: recognition.fastCheck ? .seconds(1) : .seconds(5),
             responseTimeout: recognition.fastCheck ? .seconds(3) : .seconds(15),
             reconnection: recognition.reconnection ? ReconnectionPolicy(isEnabled: true) : .disabled)
