@@ -50,7 +50,12 @@ struct FrontEndOptions {
     /// The mic file's channel, 0-based.
     var channel = 0
     private var webRTC = WebRTCEchoCanceller.Configuration()
-    private var aec = "default"
+    /// The choices as given, for `afe stream` (which passes them to the NUI SDK as its own keys).
+    private(set) var aec = "default"
+    private(set) var suppression: String?
+    private(set) var noiseSuppression: String?
+    /// Options given that only `afe process` takes (the NUI SDK has no key for them).
+    private(set) var processOnly: [String] = []
 
     /// Takes `option` (and its value) when it is a front-end option; returns false otherwise.
     mutating func parse(_ option: String, _ reader: inout ArgumentReader) throws -> Bool {
@@ -62,11 +67,13 @@ struct FrontEndOptions {
             aec = try reader.choice(option, ["default", "webrtc", "webrtc-mobile", "speex", "off"])
         case "--suppression":
             let levels: [String: WebRTCEchoCanceller.Configuration.SuppressionLevel] = ["low": .low, "moderate": .moderate, "high": .high]
-            webRTC.suppressionLevel = levels[try reader.choice(option, ["low", "moderate", "high"])]!
+            suppression = try reader.choice(option, ["low", "moderate", "high"])
+            webRTC.suppressionLevel = levels[suppression!]!
         case "--ns":
             let levels: [String: WebRTCNoiseSuppressor.Configuration.Level] =
                 ["low": .low, "moderate": .moderate, "high": .high, "very-high": .veryHigh]
             let level = try reader.choice(option, ["off", "low", "moderate", "high", "very-high"])
+            noiseSuppression = level
             if let parsed = levels[level] {
                 var ns = WebRTCNoiseSuppressor.Configuration()
                 ns.level = parsed
@@ -74,9 +81,12 @@ struct FrontEndOptions {
             } else {
                 configuration.noiseSuppression = .off
             }
-        case "--rate": configuration.processingRate = try reader.integer(option)
+        case "--rate":
+            configuration.processingRate = try reader.integer(option)
+            processOnly.append(option)
         case "--delay-ms":
             let text = try reader.value(option)
+            processOnly.append(option)
             if text != "auto" {
                 guard let ms = Int(text) else {
                     throw ArgumentReader.Failure(message: "--delay-ms takes a number of ms or auto, not '\(text)'")

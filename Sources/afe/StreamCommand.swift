@@ -1,77 +1,87 @@
 import AudioFrontEnd
 import Foundation
-import SpeechStreaming
-import VoiceRecognition
+import NuiSDK
 
-/// `afe stream`: a thin shell over ``RecognitionSession`` that streams files through the front end to a
-/// recognizer as an app would push them, printing what the recognizer hears.
+/// `afe stream`: streams files through the NUI SDK (``NeoNui``) exactly as a ported NUI app pushes audio, printing
+/// what the recognizer hears, then the summary of the dialog.
 enum StreamCommand {
-    static func run(_ options: StreamOptions) async throws {
+    /// How far the pushed mic may run ahead of the echo-cancelled audio when not in real time (the SDK's
+    /// pipeline holds 2 s and drops beyond).
+    static let maximumLead = 1.0
+
+    static func run(_ options: StreamOptions) throws {
         let input = try InputAudio(mic: options.mic, channel: options.frontEnd.channel, reference: options.reference)
-        var configuration = try options.configuration(environment: ProcessInfo.processInfo.environment)
-        input.configure(&configuration.frontEnd)
-        let session = try RecognitionSession(configuration: configuration)
-        let terminal = isatty(STDOUT_FILENO) == 1
-        let printer = Task { await printEvents(session.events, partials: options.partials, inPlace: options.partials == nil && terminal) }
-        let target = "\(options.wire), \(options.format.rawValue) at \(configuration.sampleRate) Hz"
-        print("afe stream: \(options.mic) (\(String(format: "%.1f", input.micFile.durationSeconds)) s at \(input.micFile.sampleRate) Hz) → \(options.url) (\(target))")
-        do {
-            try await session.start()
-        } catch {
-            _ = await printer.value
-            throw error
+        let rate = input.micFile.sampleRate
+        if let referenceRate = input.referenceRate, referenceRate != rate {
+            throw ArgumentReader.Failure(message: "--reference is at \(referenceRate) Hz: the NUI SDK takes it at the mic's rate, \(rate) Hz")
         }
-        if options.reference != nil { session.setPlaying(true) }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let pusher = Thread {
-                input.feed(realtime: options.realtime, pushReference: session.pushReference(samples:),
-                           pushMic: session.pushMic(samples:))
-                done.resume()
-            }
-            pusher.start()
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("afe-stream-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: workspace) }
+        let initJSON = try options.initParameters(environment: ProcessInfo.processInfo.environment, workspace: workspace)
+        let hasReference = options.reference != nil
+        let aec = options.echoCancellation(hasReference: hasReference)
+        let paramsJSON = try options.recognitionParameters(sampleRate: rate, hasReference: hasReference)
+
+        let nui = NeoNui.get_instance()
+        let listener = StreamListener(partials: options.partials, inPlace: options.partials == nil && isatty(STDOUT_FILENO) == 1)
+        nui.delegate = listener
+        let debug = options.debugPath != nil
+        try check("nui_initialize", nui.nui_initialize(initJSON, logLevel: debug ? .NUI_LOG_LEVEL_INFO : .NUI_LOG_LEVEL_NONE,
+                                                       saveLog: debug))
+        defer { nui.nui_release() }
+        try check("nui_set_params", nui.nui_set_params(paramsJSON))
+        let version = nui.nui_get_version().map { String(cString: $0) } ?? "NeoNui"
+        let target = "\(options.wire), \(options.format) at \(options.format == "opus" ? (rate == 8000 ? 8000 : 16000) : rate) Hz"
+        print("afe stream: \(options.mic) (\(String(format: "%.1f", input.micFile.durationSeconds)) s at \(rate) Hz) → "
+              + "\(options.url) (\(target)) through \(version)")
+        try check("nui_dialog_start", nui.nui_dialog_start(.MODE_P2T, dialogParam: ""))
+        if aec { nui.nui_dialog_action(#"{"type":"action","command":"play_start"}"#) }
+        feed(input, through: nui, listener: listener, reference: aec, realtime: options.realtime)
+        if aec { nui.nui_dialog_action(#"{"type":"action","command":"play_over"}"#) }
+        nui.nui_dialog_cancel(false)
+        try listener.waitForEnd()
+        guard let summary = nui.nui_get_dialog_summary() else {
+            throw NuiFailure(message: "stream: the SDK reported no summary")
         }
-        let summary: RecognitionSummary
-        do {
-            summary = try await session.finish()
-        } catch {
-            _ = await printer.value
-            throw error
-        }
-        _ = await printer.value
         print(StreamReport(summary: summary, audioSeconds: input.micFile.durationSeconds, expected: options.expected,
-                           hasReference: options.reference != nil, retried: !options.realtime).text())
+                           hasReference: hasReference).text())
     }
 
-    /// Prints results as they arrive: final results as lines; partials in place on a terminal, as lines with
-    /// `partials == true`, not at all with false.
-    static func printEvents(_ events: AsyncStream<RecognitionEvent>, partials: Bool?, inPlace: Bool) async {
-        var pending = false
-        func clear() { if pending { print("\r\u{1B}[K", terminator: ""); pending = false } }
-        for await event in events {
-            switch event {
-            case .started(let task):
-                print("  started (task \(task.taskId))")
-            case .partialResult(let result) where inPlace:
-                clear()
-                print("  … \(result.text)", terminator: "")
-                fflush(nil) // all streams: stdout is not concurrency-safe to name
-                pending = true
-            case .partialResult(let result) where partials == true:
-                print("  partial \(result.sentenceId): \(result.text)")
-            case .finalResult(let result):
-                clear()
-                let end = result.endMilliseconds.map { String(format: "%.2f", Double($0) / 1000) } ?? "?"
-                print(String(format: "  [%.2f–%@ s] ", Double(result.beginMilliseconds) / 1000, end) + result.text)
-            case .translation(let translation):
-                print("  translation (\(translation.language ?? "?")): \(translation.text)")
-            case .reconnecting(let reconnection):
-                print("  reconnecting (attempt \(reconnection.attempt)): \(reconnection.cause.message)")
-            case .micSilent(let milliseconds):
-                print("  no mic audio for \(milliseconds) ms")
-            default:
-                break
-            }
+    /// Pushes the files as a device does (InputAudio: the reference 50 ms ahead of the mic, 10 ms steps). Not in
+    /// real time, the mic waits while it is more than ``maximumLead`` ahead of the echo-cancelled audio, so the
+    /// SDK's buffers never overflow. Stops when the dialog ended.
+    private static func feed(_ input: InputAudio, through nui: NeoNui, listener: StreamListener, reference: Bool, realtime: Bool) {
+        let rate = Double(input.micFile.sampleRate)
+        let processingRate = input.micFile.sampleRate == 8000 ? 8000.0 : 16000.0
+        var pushed = 0
+        // A chunk the SDK refused in part is dropped and counted by the SDK (the summary's drops), not pushed again.
+        func result(_ code: NuiResultCode, _ count: Int) -> PushResult {
+            let over = code == .NUI_ERR_NO_DIALOG || listener.isOver.load(ordering: .acquiring)
+            return PushResult(status: over ? .notRunning : .ok, accepted: count)
         }
-        clear()
+        func bytes(_ samples: UnsafeBufferPointer<Int16>) -> UnsafePointer<CChar>? {
+            samples.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+        }
+        input.feed(realtime: realtime, pushReference: { samples in
+            guard reference else { return PushResult(status: .ok, accepted: samples.count) }
+            let code = nui.nui_push_reference_data(bytes(samples), Len: Int32(samples.count * 2), FirstPack: false)
+            return result(code, samples.count)
+        }, pushMic: { samples in
+            let waitStart = ContinuousClock.now
+            while !realtime, !listener.isOver.load(ordering: .acquiring),
+                  Double(pushed) / rate - Double(listener.processedSamples.load(ordering: .acquiring)) / processingRate > maximumLead,
+                  ContinuousClock.now - waitStart < .seconds(5) {
+                usleep(1000)
+            }
+            let code = nui.nui_update_audio_data(bytes(samples), Len: Int32(samples.count * 2), FirstPack: pushed == 0)
+            pushed += samples.count
+            return result(code, samples.count)
+        })
+    }
+
+    private static func check(_ call: String, _ code: NuiResultCode) throws {
+        guard code != .SUCCESS else { return }
+        throw NuiFailure.failure(call, code)
     }
 }

@@ -1,19 +1,17 @@
-import AudioFrontEnd
 import Foundation
-import SpeechStreaming
-import VoiceRecognition
 
-/// The command line of `afe stream`, parsed. Each bad option becomes one message naming the problem.
+/// The command line of `afe stream`, parsed. Each bad option becomes one message naming the problem; the NUI
+/// parameters it makes are in `StreamOptions+Nui.swift`.
 struct StreamOptions {
     var mic = ""
     var reference: String?
     var url = ""
     var wire = "dashscope"
     var model = "fun-asr-realtime"
-    var format = AudioFormat.pcm
+    var format = "pcm"
     var realtime = false
     var appKey = "default"
-    var caFile: String?
+    var debugPath: String?
     var maxSentenceSilence: Int?
     var expected: String?
     var partials: Bool?
@@ -22,12 +20,18 @@ struct StreamOptions {
     static let usage = """
     usage: afe stream --mic FILE [--reference FILE] --url URL [--protocol dashscope|nls] [--model NAME]
                        [--format pcm|opus] [--realtime] [--app-key KEY] [--max-sentence-silence MS]
-                       [--ca-file PEM] [--expected TEXT] [--partials | --no-partials]
-    \(FrontEndOptions.usage)
+                       [--debug-path DIR] [--expected TEXT] [--partials | --no-partials]
+                       [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
+                       [--ns off|low|moderate|high|very-high] [--channel N]
 
     Runs the whole path, front end → encoder → streaming client, on a microphone file (and the reference the
     device played, pushed as played: the canceller removes its echo), prints partial and final results as they
     arrive, then a summary: sentences, echo delay found, echo removed, speech segments, drops and timings.
+    It runs through the NUI SDK (NeoNui) as a ported NUI app does: nui_initialize, nui_set_params,
+    nui_dialog_start, the mic by nui_update_audio_data and the reference by nui_push_reference_data between
+    play_start and play_over, nui_dialog_cancel; the reference must be at the mic's rate. The protocol follows
+    the URL's path (/api-ws/v1/inference DashScope, /ws/v1 NLS). --debug-path DIR has the SDK write its log and
+    debug WAVs (mic.wav, reference.wav, aec_output.wav) there, and print its log lines on standard error.
     --aec off with no --reference streams the raw mic.
     The DashScope API key comes from the environment variable DASHSCOPE_API_KEY only (not needed for a local
     server at 127.0.0.1); an NLS token from NLS_TOKEN. --realtime paces the input at real time; otherwise it
@@ -46,10 +50,12 @@ struct StreamOptions {
             case "--url": url = try reader.value(argument)
             case "--protocol": wire = try reader.choice(argument, ["dashscope", "nls"])
             case "--model": model = try reader.value(argument)
-            case "--format": format = AudioFormat(rawValue: try reader.choice(argument, ["pcm", "opus"]))!
+            case "--format": format = try reader.choice(argument, ["pcm", "opus"])
             case "--realtime": realtime = true
             case "--app-key": appKey = try reader.value(argument)
-            case "--ca-file": caFile = try reader.value(argument)
+            case "--debug-path": debugPath = try reader.value(argument)
+            case "--ca-file":
+                throw Failure(message: "--ca-file is not available: the NUI SDK verifies wss:// with the system's trust store")
             case "--max-sentence-silence": maxSentenceSilence = try reader.integer(argument)
             case "--expected": expected = try reader.value(argument)
             case "--partials": partials = true
@@ -61,34 +67,16 @@ struct StreamOptions {
             return true
         }
         frontEnd = parsed
+        if let option = parsed.processOnly.first {
+            throw Failure(message: "\(option) is not available in afe stream: the NUI SDK picks the processing rate and finds the delay")
+        }
         guard !mic.isEmpty else { throw Failure(message: "--mic FILE is required") }
         guard !url.isEmpty else { throw Failure(message: "--url URL is required (ws:// or wss://)") }
-        frontEnd.resolve(hasReference: reference != nil)
     }
 
     /// Whether the URL points at this machine (a local reference server needs no key).
     var isLoopback: Bool {
         guard let host = URLComponents(string: url)?.host else { return false }
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-    }
-
-    /// The recognition configuration; the key or token is read from the environment here and nowhere else.
-    func configuration(environment: [String: String]) throws -> RecognitionConfiguration {
-        let connection = ConnectionOptions(caFilePath: caFile, finishTimeout: .seconds(60))
-        let service: RecognitionConfiguration.Service
-        if wire == "nls" {
-            service = .nls(NLSConfiguration(url: url, token: environment["NLS_TOKEN"], appKey: appKey,
-                                            maxSentenceSilenceMilliseconds: maxSentenceSilence, connection: connection))
-        } else {
-            let key = environment["DASHSCOPE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 } ?? (isLoopback ? "local" : nil)
-            guard let key else {
-                throw Failure(message: "set DASHSCOPE_API_KEY in the environment (the key is never taken from an argument)")
-            }
-            service = .dashScope(DashScopeConfiguration(url: url, apiKey: key, parameters: DashScopeParameters(
-                model: model, maxSentenceSilenceMilliseconds: maxSentenceSilence), connection: connection))
-        }
-        return RecognitionConfiguration(frontEnd: frontEnd.configuration, service: service, audioFormat: format,
-                                        sampleRate: format == .opus ? frontEnd.configuration.processingRate : 16000,
-                                        queueFullPolicy: realtime ? .drop : .wait, reportsAudio: false)
     }
 }

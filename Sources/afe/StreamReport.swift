@@ -8,8 +8,6 @@ struct StreamReport {
     let expected: String?
     /// Whether a reference was pushed (without one, missing reference is expected, not a drop).
     let hasReference: Bool
-    /// Whether refused mic pushes were pushed again (files streamed as fast as the service accepts).
-    let retried: Bool
 
     func text() -> String {
         func seconds(_ duration: Duration?) -> String {
@@ -40,7 +38,7 @@ struct StreamReport {
         let drops = summary.drops
         var parts: [String] = []
         if drops.frontEnd.micRefusedBytes > 0 {
-            parts.append("mic pushes refused \(drops.frontEnd.micRefusedBytes) B" + (retried ? " (pushed again: the service set the pace)" : ""))
+            parts.append("mic pushes refused \(drops.frontEnd.micRefusedBytes) B")
         }
         if hasReference {
             if drops.frontEnd.referenceDroppedSamples > 0 { parts.append("reference dropped \(drops.frontEnd.referenceDroppedSamples)") }

@@ -14,7 +14,7 @@ do {
     case "process":
         try ProcessCommand.run(try ProcessOptions(Array(arguments.dropFirst())))
     case "stream":
-        try await StreamCommand.run(try StreamOptions(Array(arguments.dropFirst())))
+        try StreamCommand.run(try StreamOptions(Array(arguments.dropFirst())))
     case "--help", "-h", "help", nil:
         print(topUsage)
     case let other?:
@@ -24,6 +24,9 @@ do {
     if failure.message.hasPrefix("usage:") { print(failure.message); exit(0) } // --help: asked for, so stdout
     FileHandle.standardError.write(("afe: " + failure.message + "\n").data(using: .utf8)!)
     exit(2)
+} catch let failure as NuiFailure {
+    FileHandle.standardError.write(("afe: " + failure.message + "\n").data(using: .utf8)!)
+    exit(1)
 } catch let error as AudioFrontEndError {
     FileHandle.standardError.write("afe: \(error.message)\n".data(using: .utf8)!)
     exit(1)

@@ -1,3 +1,4 @@
+import AudioFrontEnd
 import Foundation
 import XCTest
 
@@ -20,6 +21,7 @@ final class StreamCommandTests: XCTestCase {
                                  environment: ["DASHSCOPE_API_KEY": Self.secret, "NLS_TOKEN": Self.secret])
             let label = "\(wire) \(format): \(result.stdout) \(result.stderr)"
             XCTAssertEqual(result.status, 0, label)
+            XCTAssertTrue(result.stdout.contains("through NeoNui "), label)
             XCTAssertTrue(result.stdout.contains("  started (task "), label)
             let finals = result.stdout.split(separator: "\n").filter { $0.hasPrefix("  [") }
             XCTAssertGreaterThanOrEqual(finals.count, 3, label)
@@ -27,6 +29,27 @@ final class StreamCommandTests: XCTestCase {
                 XCTAssertTrue(result.stdout.contains(line), "\(line) missing: \(label)")
             }
             XCTAssertFalse(result.stdout.contains(Self.secret) || result.stderr.contains(Self.secret), "the key was printed")
+        }
+    }
+
+    /// The stream runs through the NUI SDK: with --debug-path, NeoNui writes its log and the debug WAVs of the
+    /// dialog (what was pushed as mic and reference, and what the canceller put out), each holding the audio.
+    func testDebugPathHasTheNuiSdkWriteItsFiles() throws {
+        let server = try ReferenceServer()
+        let command = try AfeCommand()
+        defer { command.remove() }
+        let debug = command.directory.appendingPathComponent("nui-debug")
+        let mic = AfeCommand.vector("doubletalk_ser-5db_16k.wav")
+        let result = try command.afe(["stream", "--mic", mic, "--reference", AfeCommand.vector("farend_16k.wav"),
+                                      "--url", server.url(), "--no-partials", "--debug-path", debug.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("drops: none"), result.stdout)
+        let log = try String(contentsOf: debug.appendingPathComponent("nui.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("nui_initialize: NeoNui"), log)
+        let micSeconds = try AudioFile(contentsOf: mic).durationSeconds
+        for name in ["mic.wav", "reference.wav", "aec_output.wav"] {
+            let file = try AudioFile(contentsOf: debug.appendingPathComponent(name).path)
+            XCTAssertGreaterThan(file.durationSeconds, micSeconds * 0.9, name)
         }
     }
 
@@ -54,13 +77,15 @@ final class StreamCommandTests: XCTestCase {
         let refused = try run(["stream", "--mic", mic, "--url", server.url()])
         XCTAssertEqual(refused.status, 1)
         XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("connectionRefused"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("connection refused") && refused.stderr.contains("240301"), refused.stderr)
         let cases: [([String], String)] = [
             (["stream", "--mic", mic], "--url URL is required"),
             (["stream", "--mic", mic, "--url", "ws://127.0.0.1:1/", "--api-key", "x"], "set DASHSCOPE_API_KEY"),
             (["stream", "--mic", mic, "--url", "wss://dashscope.example/x"], "set DASHSCOPE_API_KEY"),
             (["stream", "--mic", mic, "--url", "ws://127.0.0.1:1/", "--format", "mp3"], "--format takes pcm or opus"),
             (["stream", "--mic", "missing.wav", "--url", "ws://127.0.0.1:1/"], "missing.wav"),
+            (["stream", "--mic", mic, "--url", "ws://127.0.0.1:1/", "--rate", "48000"], "--rate is not available"),
+            (["stream", "--mic", mic, "--url", "ws://127.0.0.1:1/ws/v1"], "--protocol dashscope needs the path"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)

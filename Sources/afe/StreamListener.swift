@@ -1,0 +1,80 @@
+import Foundation
+import NuiSDK
+import Synchronization
+
+/// The NUI callbacks of `afe stream`, as a ported app implements them: results printed as they arrive (final
+/// results as lines; partials in place on a terminal, as lines with `partials == true`, not at all with false),
+/// the echo-cancelled audio counted (it paces a stream that is not real time), the dialog's end signalled.
+/// Runs on the SDK's callback thread.
+final class StreamListener: NeoNuiSdkDelegate, @unchecked Sendable { // mutable state on the callback thread only
+    private let partials: Bool?
+    private let inPlace: Bool
+    private var pending = false
+    private let ended = DispatchSemaphore(value: 0)
+    /// Samples of echo-cancelled audio received (EVENT_AEC_DATA), at the processing rate.
+    let processedSamples = Atomic<Int>(0)
+    /// Whether the dialog ended (completed or failed); the feeder stops on it.
+    let isOver = Atomic<Bool>(false)
+    private let failureLock = NSLock()
+    private var failureText: NuiFailure?
+
+    init(partials: Bool?, inPlace: Bool) {
+        self.partials = partials
+        self.inPlace = inPlace
+    }
+
+    /// Waits for EVENT_TRANSCRIBER_COMPLETE or EVENT_ASR_ERROR; throws the error's one line.
+    func waitForEnd() throws {
+        ended.wait()
+        if let failure = failureLock.withLock({ failureText }) { throw failure }
+    }
+
+    func onNuiEventCallback(_ nuiEvent: NuiCallbackEvent, dialog: Int, kwsResult wuw: UnsafePointer<CChar>?,
+                            asrResult asr_result: UnsafePointer<CChar>?, ifFinish finish: Bool, retCode code: Int32) {
+        let message = ResultMessage(asr_result)
+        switch nuiEvent {
+        case .EVENT_TRANSCRIBER_STARTED:
+            print("  started (task \(message.taskId ?? "?"))")
+        case .EVENT_ASR_PARTIAL_RESULT where inPlace:
+            clear()
+            print("  … \(message.text)", terminator: "")
+            fflush(nil) // all streams: stdout is not concurrency-safe to name
+            pending = true
+        case .EVENT_ASR_PARTIAL_RESULT where partials == true:
+            print("  partial \(message.sentenceId.map(String.init) ?? "?"): \(message.text)")
+        case .EVENT_SENTENCE_END:
+            clear()
+            let end = message.endMilliseconds.map { String(format: "%.2f", Double($0) / 1000) } ?? "?"
+            print(String(format: "  [%.2f–%@ s] ", Double(message.beginMilliseconds ?? 0) / 1000, end) + message.text)
+        case .EVENT_RESULT_TRANSLATED:
+            print("  translation: \(message.text)")
+        case .EVENT_MIC_ERROR:
+            print("  mic: \(asr_result.map { String(cString: $0) } ?? "no audio")")
+        case .EVENT_ASR_ERROR:
+            let detail = asr_result.map { String(cString: $0) }
+            let failure = NuiFailure.failure("stream", NuiResultCode(rawValue: code) ?? .NUI_ERR_INTERNAL, detail: detail)
+            failureLock.withLock { failureText = failure }
+            end()
+        case .EVENT_TRANSCRIBER_COMPLETE:
+            end()
+        default:
+            break
+        }
+    }
+
+    func onNuiAssistEventCallback(_ nuiEvent: NuiCallbackEvent, info: UnsafeMutablePointer<CChar>?, infoLen info_len: Int32,
+                                  buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
+        if nuiEvent == .EVENT_AEC_DATA { processedSamples.add(Int(len) / 2, ordering: .releasing) }
+    }
+
+    private func clear() {
+        if pending { print("\r\u{1B}[K", terminator: ""); pending = false }
+    }
+
+    private func end() {
+        clear()
+        fflush(nil)
+        isOver.store(true, ordering: .releasing)
+        ended.signal()
+    }
+}
