@@ -35,17 +35,21 @@ final class StreamCommandTests: XCTestCase {
     /// The stream runs through the NUI SDK: with --debug-path, NeoNui writes its log and the debug WAVs of the
     /// dialog (what was pushed as mic and reference, and what the canceller put out), each holding the audio.
     func testDebugPathHasTheNuiSdkWriteItsFiles() throws {
-        let server = try ReferenceServer()
+        let server = try ReferenceServer(["--api-key", Self.secret])
         let command = try AfeCommand()
         defer { command.remove() }
         let debug = command.directory.appendingPathComponent("nui-debug")
         let mic = AfeCommand.vector("doubletalk_ser-5db_16k.wav")
         let result = try command.afe(["stream", "--mic", mic, "--reference", AfeCommand.vector("farend_16k.wav"),
-                                      "--url", server.url(), "--no-partials", "--debug-path", debug.path])
+                                      "--url", server.url(), "--no-partials", "--debug-path", debug.path],
+                                     environment: ["DASHSCOPE_API_KEY": Self.secret])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("drops: none"), result.stdout)
         let log = try String(contentsOf: debug.appendingPathComponent("nui.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("nui_initialize: NeoNui"), log)
+        XCTAssertTrue(result.stderr.contains("nui_dialog_start"), "the SDK's log lines on standard error: \(result.stderr)")
+        XCTAssertFalse(log.contains(Self.secret) || result.stderr.contains(Self.secret) || result.stdout.contains(Self.secret),
+                       "the key was written")
         let micSeconds = try AudioFile(contentsOf: mic).durationSeconds
         for name in ["mic.wav", "reference.wav", "aec_output.wav"] {
             let file = try AudioFile(contentsOf: debug.appendingPathComponent(name).path)
