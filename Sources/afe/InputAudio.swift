@@ -6,10 +6,10 @@ import Foundation
 struct InputAudio {
     let micFile: AudioFile
     let mic: [Int16]
-    let reference: [Int16]
+    private(set) var reference: [Int16]
     let referenceFile: AudioFile?
-    /// The reference file's rate; nil without a reference.
-    var referenceRate: Int? { referenceFile?.sampleRate }
+    /// The rate of `reference` (the reference file's, unless resampled); nil without a reference.
+    private(set) var referenceRate: Int?
 
     init(mic path: String, channel: Int, reference referencePath: String?) throws {
         micFile = try AudioFile(contentsOf: path)
@@ -20,6 +20,17 @@ struct InputAudio {
         mic = SampleConversion.int16(from: try micFile.channel(channel))
         referenceFile = try referencePath.map { try AudioFile(contentsOf: $0) }
         reference = try referenceFile.map { SampleConversion.int16(from: try $0.channel(0)) } ?? []
+        referenceRate = referenceFile?.sampleRate
+    }
+
+    /// This input with the reference resampled to the mic's rate, for an API that takes both at one rate (NUI).
+    func referenceAtMicRate() throws -> InputAudio {
+        guard let referenceRate, referenceRate != micFile.sampleRate else { return self }
+        var copy = self
+        let converter = try SampleRateConverter(inputRate: referenceRate, outputRate: micFile.sampleRate)
+        copy.reference = SampleConversion.int16(from: converter.resample(SampleConversion.float(from: reference)))
+        copy.referenceRate = micFile.sampleRate
+        return copy
     }
 
     /// Sets the front end's input formats to the files' rates.

@@ -10,11 +10,10 @@ enum StreamCommand {
     static let maximumLead = 1.0
 
     static func run(_ options: StreamOptions) throws {
+        // NUI takes mic and reference at one rate, nls_config.sample_rate: the mic's.
         let input = try InputAudio(mic: options.mic, channel: options.frontEnd.channel, reference: options.reference)
+            .referenceAtMicRate()
         let rate = input.micFile.sampleRate
-        if let referenceRate = input.referenceRate, referenceRate != rate {
-            throw ArgumentReader.Failure(message: "--reference is at \(referenceRate) Hz: the NUI SDK takes it at the mic's rate, \(rate) Hz")
-        }
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("afe-stream-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: workspace) }

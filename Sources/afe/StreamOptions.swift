@@ -28,8 +28,8 @@ struct StreamOptions {
     device played, pushed as played: the canceller removes its echo), prints partial and final results as they
     arrive, then a summary: sentences, echo delay found, echo removed, speech segments, drops and timings.
     It runs through the NUI SDK (NeoNui) as a ported NUI app does: nui_initialize, nui_set_params,
-    nui_dialog_start, the mic by nui_update_audio_data and the reference by nui_push_reference_data between
-    play_start and play_over, nui_dialog_cancel; the reference must be at the mic's rate. The protocol follows
+    nui_dialog_start, the mic by nui_update_audio_data and the reference (resampled to the mic's rate) by
+    nui_push_reference_data between play_start and play_over, nui_dialog_cancel. The protocol follows
     the URL's path (/api-ws/v1/inference DashScope, /ws/v1 NLS). --debug-path DIR has the SDK write its log and
     debug WAVs (mic.wav, reference.wav, aec_output.wav) there, and print its log lines on standard error.
     --aec off with no --reference streams the raw mic.

@@ -57,6 +57,25 @@ final class StreamCommandTests: XCTestCase {
         }
     }
 
+    /// NUI takes mic and reference at one rate: a reference at 48 kHz is resampled to the mic's 16 kHz, and the
+    /// canceller still finds the echo's delay (120 ms in the vector) and removes it.
+    func testReferenceAtAnotherRateIsResampledToTheMicRate() throws {
+        let server = try ReferenceServer()
+        let command = try AfeCommand()
+        defer { command.remove() }
+        let reference = try command.sox("farend_16k.wav", "farend_48k.wav", effects: ["rate", "48000"])
+        let result = try command.afe(["stream", "--mic", AfeCommand.vector("doubletalk_ser-5db_16k.wav"), "--reference", reference,
+                                      "--url", server.url(), "--no-partials"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let line = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("echo delay found: ") }, result.stdout)
+        let delay = try XCTUnwrap(Int(line.split(separator: " ").dropLast().last ?? ""), String(line))
+        XCTAssertTrue((110...130).contains(delay), String(line))
+        let erle = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("echo removed") }, result.stdout)
+        let decibels = try XCTUnwrap(Double(erle.split(separator: " ").dropLast().last ?? ""), String(erle))
+        XCTAssertGreaterThan(decibels, 15, String(erle))
+        XCTAssertTrue(result.stdout.contains("drops: none"), result.stdout)
+    }
+
     /// --realtime paces the input: 2 s of audio cannot be streamed in less than 2 s (without it, far less).
     func testRealtimePacesTheInput() throws {
         let server = try ReferenceServer()
