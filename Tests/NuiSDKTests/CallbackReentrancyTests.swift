@@ -5,19 +5,7 @@ import XCTest
 /// Callbacks come from SDK threads and never while the SDK holds a lock: every SDK call made from inside a
 /// callback returns (the docs advise against it; here it must not deadlock), and control calls racing the audio
 /// thread are safe.
-final class CallbackReentrancyTests: XCTestCase {
-    var harness: NuiHarness!
-    var server: ReferenceServer!
-
-    override func setUpWithError() throws {
-        server = try ReferenceServer()
-        harness = try NuiHarness()
-    }
-
-    override func tearDown() {
-        harness.close()
-        server.stop()
-    }
+final class CallbackReentrancyTests: NuiServerTestCase {
 
     /// Pushes `bytes` at 8× real time from the calling thread, ignoring the codes (the dialog may end meanwhile).
     func pushIgnoringCodes(_ bytes: [UInt8]) {

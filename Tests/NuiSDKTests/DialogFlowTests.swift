@@ -4,19 +4,7 @@ import XCTest
 
 /// Whole dialogs against the reference server (deterministic recogniser) on the bundled near-end vector: PCM and
 /// Ogg Opus, push and pull mode, DashScope and Tingwu/NLS.
-final class DialogFlowTests: XCTestCase {
-    var harness: NuiHarness!
-    var server: ReferenceServer!
-
-    override func setUpWithError() throws {
-        server = try ReferenceServer()
-        harness = try NuiHarness()
-    }
-
-    override func tearDown() {
-        harness.close()
-        server.stop()
-    }
+final class DialogFlowTests: NuiServerTestCase {
 
     /// The near-end vector (4 utterances in 21 s) and its labelled speech.
     func vector() throws -> (bytes: [UInt8], speech: [(start: Double, end: Double)]) {
