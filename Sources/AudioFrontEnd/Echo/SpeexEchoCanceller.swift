@@ -100,8 +100,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         echoState = state
         self.configuration = c
         frameLength = length
-        scratch = .allocate(capacity: length)
-        scratch.initialize(repeating: 0)
+        scratch = .zeroed(capacity: length)
     }
 
     deinit {

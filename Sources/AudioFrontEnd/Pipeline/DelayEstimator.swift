@@ -57,10 +57,8 @@ final class DelayEstimator {
         drift = DriftFit()
         micLogEnergy = gateLogEnergy
         referenceLogEnergy = gateLogEnergy
-        correlation = .allocate(capacity: lagCount)
-        correlation.initialize(repeating: 0)
-        referenceFeatures = .allocate(capacity: lagCount)
-        referenceFeatures.initialize(repeating: 0)
+        correlation = .zeroed(capacity: lagCount)
+        referenceFeatures = .zeroed(capacity: lagCount)
     }
 
     deinit {

@@ -26,10 +26,8 @@ final class DelayTracker {
         self.capacity = capacity
         jumpSamples = Double(sampleRate) * 0.02
         agreementSamples = Double(sampleRate) * 0.004
-        values = .allocate(capacity: capacity)
-        values.initialize(repeating: 0)
-        sorted = .allocate(capacity: capacity)
-        sorted.initialize(repeating: 0)
+        values = .zeroed(capacity: capacity)
+        sorted = .zeroed(capacity: capacity)
     }
 
     deinit {

@@ -12,10 +12,8 @@ final class FractionalDelay {
     private let taps: UnsafeMutableBufferPointer<Float>
 
     init(frameLength: Int) {
-        window = .allocate(capacity: frameLength + 2 * Self.halfTaps)
-        window.initialize(repeating: 0)
-        taps = .allocate(capacity: 2 * Self.halfTaps)
-        taps.initialize(repeating: 0)
+        window = .zeroed(capacity: frameLength + 2 * Self.halfTaps)
+        taps = .zeroed(capacity: 2 * Self.halfTaps)
     }
 
     deinit {

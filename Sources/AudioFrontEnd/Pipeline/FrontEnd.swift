@@ -66,14 +66,10 @@ public final class FrontEnd: @unchecked Sendable {
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
         let output = try OutputStages(configuration: configuration, events: eventChannel)
         chain = try ProcessingChain(configuration: configuration, references: references, events: eventChannel, output: output)
-        scratch = .allocate(capacity: 1024)
-        scratch.initialize(repeating: 0)
-        referenceBytesScratch = .allocate(capacity: 1024)
-        referenceBytesScratch.initialize(repeating: 0)
-        micScratch = .allocate(capacity: micConverter.maximumFrames * micConverter.channelCount)
-        micScratch.initialize(repeating: 0)
-        referenceScratch = .allocate(capacity: referenceConverter.maximumOutput)
-        referenceScratch.initialize(repeating: 0)
+        scratch = .zeroed(capacity: 1024)
+        referenceBytesScratch = .zeroed(capacity: 1024)
+        micScratch = .zeroed(capacity: micConverter.maximumFrames * micConverter.channelCount)
+        referenceScratch = .zeroed(capacity: referenceConverter.maximumOutput)
         drain = EventDrain(events: eventChannel)
     }
 

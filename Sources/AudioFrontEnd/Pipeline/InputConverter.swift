@@ -28,8 +28,7 @@ final class InputConverter {
         resampler = format.sampleRate == outputRate ? nil
             : try SpeexResampler(inputRate: format.sampleRate, outputRate: outputRate)
         maximumFrames = max(1, format.sampleRate / 100)
-        mono = .allocate(capacity: maximumFrames)
-        mono.initialize(repeating: 0)
+        mono = .zeroed(capacity: maximumFrames)
     }
 
     deinit { mono.deallocate() }

@@ -17,8 +17,7 @@ final class LatencyCompensator {
         self.latency = latency
         self.frameLength = frameLength
         toSkip = latency
-        storage = .allocate(capacity: latency + 2 * frameLength)
-        storage.initialize(repeating: 0)
+        storage = .zeroed(capacity: latency + 2 * frameLength)
     }
 
     deinit { storage.deallocate() }

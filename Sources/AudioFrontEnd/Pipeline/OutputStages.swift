@@ -42,8 +42,7 @@ final class OutputStages {
             segmenter = nil
         }
         resampler = outputRate == rate ? nil : try SpeexResampler(inputRate: rate, outputRate: outputRate)
-        resampled = .allocate(capacity: Self.maximumOutputPerFrame(configuration) * 2)
-        resampled.initialize(repeating: 0)
+        resampled = .zeroed(capacity: Self.maximumOutputPerFrame(configuration) * 2)
         if let encoding = configuration.encoding {
             var opus = encoding.opus
             opus.sampleRate = rate
@@ -61,8 +60,7 @@ final class OutputStages {
             packetSamples = .allocate(capacity: 1)
         }
         packetSamples.initialize(repeating: 0)
-        packet = .allocate(capacity: Opus.maximumPacketBytes)
-        packet.initialize(repeating: 0)
+        packet = .zeroed(capacity: Opus.maximumPacketBytes)
     }
 
     deinit {

@@ -63,15 +63,13 @@ final class ProcessingChain {
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         pausedPath = SampleDelay(delay: echoLatency)
         estimatorMic = SampleDelay(delay: Self.estimatorLagFrames * frameLength)
-        laggedMic = .allocate(capacity: frameLength)
-        laggedMic.initialize(repeating: 0)
+        laggedMic = .zeroed(capacity: frameLength)
         compensator = LatencyCompensator(latency: echoLatency + (noise?.latencySamples ?? 0), frameLength: frameLength)
         recentLevels = .allocate(capacity: 16)
         recentLevels.initialize(repeating: (-160, -160))
-        reference = .allocate(capacity: frameLength)
-        unshifted = .allocate(capacity: frameLength)
-        processed = .allocate(capacity: frameLength)
-        for buffer in [reference, unshifted, processed] { buffer.initialize(repeating: 0) }
+        reference = .zeroed(capacity: frameLength)
+        unshifted = .zeroed(capacity: frameLength)
+        processed = .zeroed(capacity: frameLength)
     }
 
     deinit {

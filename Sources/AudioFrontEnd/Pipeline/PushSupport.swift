@@ -43,8 +43,7 @@ final class FrameAccumulator {
 
     init(frameLength: Int, capacity: Int) {
         self.frameLength = frameLength
-        buffer = .allocate(capacity: max(capacity, 2 * frameLength))
-        buffer.initialize(repeating: 0)
+        buffer = .zeroed(capacity: max(capacity, 2 * frameLength))
     }
 
     deinit { buffer.deallocate() }

@@ -10,8 +10,7 @@ final class SampleDelay {
 
     init(delay: Int) {
         self.delay = delay
-        history = .allocate(capacity: max(delay, 1))
-        history.initialize(repeating: 0)
+        history = .zeroed(capacity: max(delay, 1))
     }
 
     deinit { history.deallocate() }

@@ -90,12 +90,9 @@ public final class SampleRateConverter: Resampler, @unchecked Sendable {
             }
             state = created
         }
-        zeros = .allocate(capacity: state == nil ? 0 : 2048)
-        zeros.initialize(repeating: 0)
-        floatInput = .allocate(capacity: configuration.int16ChunkCapacity)
-        floatInput.initialize(repeating: 0)
-        floatOutput = .allocate(capacity: stream.maximumOutput(forInput: configuration.int16ChunkCapacity))
-        floatOutput.initialize(repeating: 0)
+        zeros = .zeroed(capacity: state == nil ? 0 : 2048)
+        floatInput = .zeroed(capacity: configuration.int16ChunkCapacity)
+        floatOutput = .zeroed(capacity: stream.maximumOutput(forInput: configuration.int16ChunkCapacity))
     }
 
     deinit {

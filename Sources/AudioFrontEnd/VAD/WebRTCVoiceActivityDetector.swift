@@ -84,8 +84,7 @@ public final class WebRTCVoiceActivityDetector: VoiceActivityDetector, @unchecke
         self.configuration = configuration
         sampleRate = configuration.sampleRate
         frameLength = processor.frameLength
-        scratch = .allocate(capacity: frameLength)
-        scratch.initialize(repeating: 0)
+        scratch = .zeroed(capacity: frameLength)
     }
 
     deinit { scratch.deallocate() }
