@@ -161,6 +161,6 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
 
     private func deliver(_ event: RecognitionEvent) {
         let handler = shared.handler.withLock { $0 }
-        handler?(event)
+        handler?.call(event)
     }
 }

@@ -58,8 +58,11 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// Receives every event on the core's event thread (see the type's notes). Set it before ``start()``.
     /// Released after the last event (``RecognitionEvent/isTerminal``), so it may capture the core.
     public var eventHandler: (@Sendable (RecognitionEvent) -> Void)? {
-        get { shared.handler.withLock { $0 } }
-        set { shared.handler.withLock { $0 = newValue } }
+        get { shared.handler.withLock { $0?.call } }
+        set {
+            let box = newValue.map(HandlerBox.init)
+            shared.handler.withLock { $0 = box }
+        }
     }
 
     /// Starts the front end and the connection; returns at once. Control thread or the handler.

@@ -11,7 +11,9 @@ final class SharedState: Sendable {
     /// Processed bytes the streaming client did not take. Front-end drain thread.
     let audioBytesNotSent = Atomic<Int>(0)
     let lifecycle = Mutex<Lifecycle>(.created)
-    let handler = Mutex<(@Sendable (RecognitionEvent) -> Void)?>(nil)
+    /// The event handler, boxed: a read copies one class reference and nothing is written back (see
+    /// ``HandlerBox``).
+    let handler = Mutex<HandlerBox?>(nil)
 
     /// Moves from `expected` to `next`; returns the state found when it was not `expected`.
     func transition(from expected: Set<Lifecycle>, to next: Lifecycle) -> Lifecycle? {
@@ -23,4 +25,17 @@ final class SharedState: Sendable {
     }
 
     var state: Lifecycle { lifecycle.withLock { $0 } }
+}
+
+/// An immutable holder of the event handler.
+///
+/// Why a box: storing the closure itself in `Mutex<(@Sendable (RecognitionEvent) -> Void)?>` and reading it with
+/// `withLock { $0 }` passes the value `inout` through the generic `withLock`. In optimized builds the closure is
+/// reabstracted on the way in (concrete → generic) and the reabstracted value is written back on the way out, so
+/// every read wrapped the stored closure in two more thunks: after N events a call went through ~2N nested
+/// thunks, and a release build overflowed its stack after ~40 s of audio (about 11,000 thunks deep). A class
+/// reference needs no reabstraction, and the `let` inside cannot be written back: every read costs the same.
+final class HandlerBox: Sendable {
+    let call: @Sendable (RecognitionEvent) -> Void
+    init(_ call: @escaping @Sendable (RecognitionEvent) -> Void) { self.call = call }
 }
