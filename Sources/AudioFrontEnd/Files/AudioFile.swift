@@ -19,7 +19,17 @@ public struct AudioFile: Sendable, Equatable {
     public var frameCount: Int { channelCount == 0 ? 0 : samples.count / channelCount }
     public var durationSeconds: Double { sampleRate == 0 ? 0 : Double(frameCount) / Double(sampleRate) }
 
+    /// Frames the file's header announced that the file does not hold (a truncated file, or a header that
+    /// claims more than was written); 0 for a complete file. What the file holds is read all the same.
+    public var missingFrames = 0
+
     /// Reads a whole file. The corresponding C functions are `sf_open` and `sf_readf_float`.
+    ///
+    /// The header's length is a claim, not trusted: nothing is allocated from it. The file is decoded in chunks
+    /// of at most ``readChunkSamples`` samples and the chunks are joined at the end, so the memory used is at most
+    /// twice the decoded audio plus one chunk (4 MiB), whatever the header says (a 10 kB FLAC claiming 2^36
+    /// samples reads as the second it holds). A header that claims more than the file holds sets
+    /// ``missingFrames``.
     /// - Throws: ``AudioFrontEndError/Code/fileError`` naming the path and libsndfile's reason.
     public init(contentsOf path: String) throws {
         var info = SF_INFO()
@@ -28,13 +38,47 @@ public struct AudioFile: Sendable, Equatable {
         }
         defer { sf_close(file) }
         let channels = Int(info.channels)
-        let frames = Int(info.frames)
-        var samples = [Float](repeating: 0, count: frames * channels)
-        let read = samples.withUnsafeMutableBufferPointer { buffer in
-            sf_readf_float(file, buffer.baseAddress, sf_count_t(frames))
+        guard channels > 0 else { throw AudioFrontEndError(.fileError, "cannot read audio file \(path): no channels") }
+        let framesPerChunk = max(1, Self.readChunkSamples / channels)
+        var chunks: [[Float]] = []
+        var total = 0
+        while true {
+            let chunk = [Float](unsafeUninitializedCapacity: framesPerChunk * channels) { buffer, count in
+                let read = sf_readf_float(file, buffer.baseAddress, sf_count_t(framesPerChunk))
+                count = Int(max(read, 0)) * channels
+            }
+            if chunk.isEmpty { break }
+            total += chunk.count
+            chunks.append(chunk)
+            if chunk.count < framesPerChunk * channels { break }
         }
-        samples.removeLast(samples.count - Int(read) * channels)
+        var samples = chunks.count == 1 ? chunks.removeFirst() : []
+        if !chunks.isEmpty {
+            samples.reserveCapacity(total)
+            for chunk in chunks { samples += chunk }
+        }
         self.init(samples: samples, sampleRate: Int(info.samplerate), channelCount: channels)
+        missingFrames = Self.missingFrames(file, claimed: Int(info.frames), read: total / channels)
+    }
+
+    /// Samples decoded per read (4 MiB of floats): the granularity of ``init(contentsOf:)``'s memory.
+    public static let readChunkSamples = 1 << 20
+
+    /// Frames announced but absent: libsndfile shortens a WAV/AIFF data chunk that runs past the end of the file
+    /// and says so in its log ("data : CLAIMED (should be PRESENT)"); other formats (FLAC) announce a frame count
+    /// that the decoder does not reach.
+    private static func missingFrames(_ file: OpaquePointer, claimed: Int, read: Int) -> Int {
+        if claimed > read && claimed < Int(Int64.max) { return claimed - read }
+        var log = [CChar](repeating: 0, count: 8192)
+        sf_command(file, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("data") && line.contains("should be") {
+            let numbers = line.split { !$0.isNumber }.compactMap { Int($0) }
+            guard numbers.count >= 2, numbers[0] > numbers[1], read > 0, numbers[1] > 0 else { continue }
+            let bytesPerFrame = max(1, numbers[1] / read)
+            return (numbers[0] - numbers[1]) / bytesPerFrame
+        }
+        return 0
     }
 
     /// One channel (0-based) as its own mono signal.
