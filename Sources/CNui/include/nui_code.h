@@ -99,7 +99,8 @@ enum {
 
     /* Audio. */
     NUI_ERR_INVALID_AUDIO_DATA = 240200, /**< NULL buffer, negative length or odd byte count */
-    NUI_ERR_AUDIO_BUFFER_FULL = 240201,  /**< the audio queue is full (2 s behind); the data was refused, counted */
+    NUI_ERR_AUDIO_BUFFER_FULL = 240201,  /**< the audio queue is full (2 s behind), or a push held more than
+                                             NUI_MAX_PUSH_MS of audio; the rest was refused, counted */
     NUI_ERR_MIC_NO_DATA = 240202,        /**< `code` of EVENT_MIC_ERROR */
     NUI_ERR_AEC_DISABLED = 240203,       /**< reference pushed or play_start/play_over while on-device AEC is off */
     NUI_ERR_FRONT_END = 240204,          /**< the on-device front end could not be set up with these settings */
