@@ -141,4 +141,25 @@ final class HostileInputTests: XCTestCase {
             }
         }
     }
+
+    /// A key, URL or model with CR/LF would inject HTTP headers into the WebSocket upgrade: refused before any
+    /// connection, one `afe:` line, exit 1 (or 2 for a URL that does not parse), the key never printed.
+    func testControlCharactersInTheKeyURLOrModelAreRefused() throws {
+        let mic = try work.sox("nearend_16k.wav", "mic.wav", effects: ["trim", "0", "1"])
+        let url = "ws://127.0.0.1:9/api-ws/v1/inference"
+        let cases: [([String], [String: String])] = [
+            (["--url", "ws://k@x.example/api-ws/v1/inference"], ["DASHSCOPE_API_KEY": "sk-evil\r\nX-Injected: 1"]),
+            (["--url", url + "?a=1%0D%0AX-Injected:%201"], [:]),
+            (["--url", url, "--model", "fun\r\nX-Injected: 1"], [:]),
+            (["--url", "ws://127.0.0.1:9/ws/v1", "--protocol", "nls", "--app-key", "app\nkey"], [:]),
+        ]
+        for (arguments, environment) in cases {
+            let result = try work.afe(["stream", "--mic", mic] + arguments, environment: environment)
+            let label = "\(arguments) \(environment)"
+            XCTAssertTrue(result.status == 1 || result.status == 2, "\(label): exit \(result.status) \(result.stdout) \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("afe: ") && result.stderr.filter { $0 == "\n" }.count == 1, "\(label): \(result.stderr)")
+            XCTAssertFalse(result.stdout.contains("started (task"), "\(label): no task started")
+            XCTAssertFalse((result.stdout + result.stderr).contains("sk-evil"), "\(label): the key is not printed")
+        }
+    }
 }

@@ -35,9 +35,6 @@
 extern "C" {
 #endif
 
-/** The most audio one nui_update_audio_data or nui_push_reference_data call takes, in milliseconds. */
-#define NUI_MAX_PUSH_MS 1000
-
 /** Initializes the SDK. `parameters`: connection and control JSON (url, apikey, device_id, service_mode,
  *  audio_update_manually, debug_path, save_wav, ...); `listener`: the callbacks (copied); `level`: the
  *  SDK's log level; `save_log`: write log files to debug_path. Not real-time safe (allocates). */

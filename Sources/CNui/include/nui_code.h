@@ -77,6 +77,10 @@ typedef enum NuiCallbackEvent {
  *  the log names the key), audio (2402xx), connection and server (2403xx). */
 typedef int NuiResultCode;
 
+/** The most audio one nui_update_audio_data or nui_push_reference_data call takes, in milliseconds (1 s:
+ *  2 x sample_rate bytes); of a longer chunk the rest is dropped, counted, and NUI_ERR_AUDIO_BUFFER_FULL returned. */
+#define NUI_MAX_PUSH_MS 1000
+
 enum {
     SUCCESS = 0,
 

@@ -33,6 +33,7 @@ public struct DashScopeConfiguration: Sendable, Equatable, CustomStringConvertib
 
     func validate() throws {
         guard !apiKey.isEmpty else { throw SpeechStreamingError(.invalidConfiguration, "apiKey is empty") }
+        try ControlCharacters.check([(url, "url"), (apiKey, "apiKey"), (workspace, "workspace")])
         try parameters.validate()
         try connection.validate()
     }
@@ -93,6 +94,7 @@ public struct DashScopeParameters: Sendable, Equatable {
     func validate() throws {
         func fail(_ message: String) -> SpeechStreamingError { SpeechStreamingError(.invalidConfiguration, message) }
         guard !model.isEmpty else { throw fail("model is empty") }
+        try ControlCharacters.check([(model, "model"), (vocabularyId, "vocabulary_id")])
         guard (8000...48000).contains(sampleRate) else { throw fail("sample_rate must be 8000–48000 Hz, not \(sampleRate)") }
         if let ms = maxSentenceSilenceMilliseconds, !(200...6000).contains(ms) {
             throw fail("max_sentence_silence must be 200–6000 ms, not \(ms)")

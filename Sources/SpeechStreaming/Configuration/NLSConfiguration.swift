@@ -61,6 +61,8 @@ public struct NLSConfiguration: Sendable, Equatable, CustomStringConvertible {
     }
 
     func validate() throws {
+        try ControlCharacters.check([(url, "url"), (token, "token"), (appKey, "appKey"), (vocabularyId, "vocabulary_id"),
+                                     (customizationId, "customization_id")])
         guard sampleRate == 8000 || sampleRate == 16000 else {
             throw SpeechStreamingError(.invalidConfiguration, "NLS sample_rate must be 8000 or 16000 Hz, not \(sampleRate)")
         }
