@@ -88,5 +88,10 @@ final class RedactionTests: XCTestCase {
         XCTAssertEqual(Set(Redactor.secrets(inURL: url)), ["user1", "pa55word", "frag-9", "MEET-77aa", "t0k3n-x", "abc123", "AK-9"])
         XCTAssertEqual(redactor.redact(url: "not a url sk-known-1234"), "not a url ***")
         XCTAssertEqual(redactor.redact(url: "ws://127.0.0.1:8080/api-ws/v1/inference"), "ws://127.0.0.1:8080/api-ws/v1/inference")
+        let secretURL = "wss://u-Secret-1:p-Secret-2@h.example/api-ws/v1/inference?token=t-Secret-3#f-Secret-4"
+        let descriptions = [DashScopeConfiguration(url: secretURL, apiKey: "k-Secret-5").description,
+                            NLSConfiguration(url: secretURL.replacingOccurrences(of: "api-ws/v1/inference", with: "ws/v1"),
+                                             token: "k-Secret-5").description]
+        for text in descriptions { XCTAssertFalse(text.contains("Secret"), "a configuration's description: \(text)") }
     }
 }

@@ -25,9 +25,9 @@ public struct DashScopeConfiguration: Sendable, Equatable, CustomStringConvertib
         self.connection = connection
     }
 
-    /// The configuration with the API key replaced by `***`.
+    /// The configuration with the API key and the URL's secrets (``Redactor/redact(url:)``) replaced by `***`.
     public var description: String {
-        "DashScopeConfiguration(url: \(url), apiKey: ***, workspace: \(workspace ?? "nil"), model: \(parameters.model), "
+        "DashScopeConfiguration(url: \(Redactor(secrets: [apiKey]).redact(url: url)), apiKey: ***, workspace: \(workspace ?? "nil"), model: \(parameters.model), "
             + "format: \(parameters.format.rawValue), sampleRate: \(parameters.sampleRate))"
     }
 

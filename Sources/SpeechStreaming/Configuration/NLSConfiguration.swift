@@ -53,9 +53,10 @@ public struct NLSConfiguration: Sendable, Equatable, CustomStringConvertible {
         self.connection = connection
     }
 
-    /// The configuration with the token and the URL's query replaced by `***`.
+    /// The configuration with the token, the URL's userinfo and its query replaced by `***`.
     public var description: String {
-        let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let base = Redactor(secrets: token.map { [$0] } ?? []).redact(url: url).split(separator: "?", maxSplits: 1).first
+            .map(String.init) ?? url
         return "NLSConfiguration(url: \(base)?***, token: \(token == nil ? "nil" : "***"), "
             + "appKey: \(appKey ?? "nil"), format: \(format.rawValue), sampleRate: \(sampleRate))"
     }
