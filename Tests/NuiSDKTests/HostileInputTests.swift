@@ -73,12 +73,15 @@ final class HostileInputTests: NuiServerTestCase {
     }
 
     /// A key the server says back in its results ("alpha bravo" is the deterministic recognizer's first words)
-    /// is masked in the results, the responses, the log and the dialog summary (`heard:` of afe stream).
+    /// is masked in the results, the responses, the log, the debug files and the dialog summary (`heard:` of afe
+    /// stream).
     func testAKeyEchoedInResultsIsRedactedInTheSummary() throws {
         let key = "alpha bravo"
         let echoing = try ReferenceServer(["--api-key", key])
         defer { echoing.stop() }
-        XCTAssertEqual(harness.initialize(harness.initParameters(url: echoing.url(), ["apikey": key])), .SUCCESS)
+        let files = ["apikey": key, "debug_path": harness.debugPath, "save_wav": "true"]
+        XCTAssertEqual(harness.initialize(harness.initParameters(url: echoing.url(), files), level: .NUI_LOG_LEVEL_VERBOSE,
+                                          saveLog: true), .SUCCESS)
         XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters(nls: ["max_sentence_silence": 500])), .SUCCESS)
         XCTAssertEqual(harness.start(), .SUCCESS)
         XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_STARTED))
@@ -91,6 +94,7 @@ final class HostileInputTests: NuiServerTestCase {
         harness.nui.callbacks.drain()
         let texts = [summary.text] + summary.sentences.map(\.rawJSON) + [summary.rawJSON ?? ""] + harness.recorder.logs.map(\.1)
             + harness.recorder.events.flatMap { [$0.asrResult, $0.response].compactMap { $0 } }
+            + harness.debugFiles().map { String(decoding: $0.data, as: UTF8.self) }
         XCTAssertTrue(texts.filter { $0.contains(key) }.isEmpty, "the key appears in: \(texts.filter { $0.contains(key) }.prefix(3))")
     }
 

@@ -17,7 +17,11 @@ final class HostileInputTests: XCTestCase {
     /// A FLAC of `seconds` of the near-end vector whose STREAMINFO total-samples field (36 bits at byte 18) says
     /// `claimedSamples`.
     func flac(_ name: String, claimedSamples: UInt64, seconds: Double = 1) throws -> String {
-        let path = try work.sox("nearend_16k.wav", name, effects: ["trim", "0", "\(seconds)"])
+        try patchFLAC(try work.sox("nearend_16k.wav", name, effects: ["trim", "0", "\(seconds)"]), claimedSamples: claimedSamples)
+    }
+
+    /// Sets the STREAMINFO total-samples field of the FLAC at `path` to `claimedSamples` (0: unknown).
+    func patchFLAC(_ path: String, claimedSamples: UInt64) throws -> String {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertEqual(Array(bytes[0..<4]), Array("fLaC".utf8))
         XCTAssertEqual(bytes[4] & 0x7f, 0, "the first metadata block is STREAMINFO")
@@ -84,7 +88,13 @@ final class HostileInputTests: XCTestCase {
         let longPath = try wav("long.wav", samples: long, claimedBytes: UInt32(long.count * 2))
         let read = try AudioFile(contentsOf: longPath)
         XCTAssertEqual(read.missingFrames, 0)
-        XCTAssertTrue(read.int16Samples == long, "three chunks joined in order")
+        XCTAssertTrue(read.int16Samples == long, "an honest header: read in one go")
+        // A FLAC that does not say its length (total samples 0): one frame, then three chunks, joined in order.
+        let flacPath = work.path("long.flac")
+        XCTAssertEqual(try AfeCommand.run("/usr/bin/sox", [longPath, flacPath], in: work.directory).status, 0)
+        let unknown = try AudioFile(contentsOf: try patchFLAC(flacPath, claimedSamples: 0))
+        XCTAssertEqual(unknown.missingFrames, 0)
+        XCTAssertTrue(unknown.int16Samples == long, "read in chunks, sample for sample")
     }
 
     /// Two outputs naming one file (or an output naming an input), however spelled, are refused before any work:
