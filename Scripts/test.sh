@@ -8,6 +8,8 @@ bash Scripts/setup-python.sh # the reference server the streaming client's tests
 swift test
 echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui's callbacks and state table under ThreadSanitizer"
 swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
+echo "== Soaks of the release build: 10 minutes of audio per protocol and format through every surface, 200 dialogs"
+Soak/run.sh
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
 if [ -f Scripts/reference-server/test_server.py ]; then
