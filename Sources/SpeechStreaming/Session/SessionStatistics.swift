@@ -14,6 +14,9 @@ public struct SessionStatistics: Sendable, Equatable {
     public var reconnectionAttempts: Int
     /// Audio bytes re-sent after reconnections.
     public var replayedBytes: Int
+    /// Audio bytes `send(audio:)` accepted that never went out because the task ended first (an error, an
+    /// early task-finished, a cancel): what was queued at that moment.
+    public var audioBytesDropped: Int
     /// Audio bytes dropped from the replay buffer because more than its capacity went out without a
     /// sentence end (that audio could not be re-sent after a reconnection).
     public var replayDroppedBytes: Int
@@ -27,6 +30,7 @@ final class StatisticsCounters: Sendable {
     let reconnectionAttempts = Atomic<Int>(0)
     let replayedBytes = Atomic<Int>(0)
     let replayDroppedBytes = Atomic<Int>(0)
+    let audioBytesDropped = Atomic<Int>(0)
 
     func snapshot(overruns: Int) -> SessionStatistics {
         SessionStatistics(audioFramesSent: audioFramesSent.load(ordering: .relaxed),
@@ -35,6 +39,7 @@ final class StatisticsCounters: Sendable {
                           overruns: overruns,
                           reconnectionAttempts: reconnectionAttempts.load(ordering: .relaxed),
                           replayedBytes: replayedBytes.load(ordering: .relaxed),
+                          audioBytesDropped: audioBytesDropped.load(ordering: .relaxed),
                           replayDroppedBytes: replayDroppedBytes.load(ordering: .relaxed))
     }
 }

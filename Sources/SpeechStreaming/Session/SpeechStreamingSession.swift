@@ -103,12 +103,12 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
         engine.post(.updateContext(context))
     }
 
-    /// Ends the session: abandons any task, closes the connection, stops the network thread and finishes
-    /// ``events``. Idempotent. Any thread except inside lws (never the delegate's problem: the delegate
-    /// runs on its own queue). Blocks until the network thread has stopped.
+    /// Ends the session: abandons any task, closes the connection with a WebSocket close frame (1000), stops the
+    /// network thread and finishes ``events``. Idempotent. Any thread except inside lws (never the delegate's
+    /// problem: the delegate runs on its own queue). Blocks until the close frame is written (at most 1 s, for a
+    /// server that stopped reading) and the network thread has stopped.
     public func close() {
         control.endTask(epoch: nil, closing: true)
-        engine.post(.cancel)
         engine.shutdown()
         delivery.finish()
     }
