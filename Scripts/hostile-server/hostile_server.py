@@ -84,6 +84,7 @@ class Peer:
         self.audio_bytes = 0
         self.started_at: float | None = None
         self.fired = False
+        self.next_sentence = 1  # the id of the final result that answers the finish
         self.frozen = False  # stall: read and write nothing more
         self.muted = False  # after a framing fault: write nothing more
         self.finish_requested = asyncio.Event()
@@ -155,7 +156,7 @@ class Peer:
     async def finish(self) -> None:
         if self.mode == "late-finish":
             await asyncio.sleep(self.params["delay_ms"] / 1000)
-        self.text(msg.result(self.family, self.task_id, 1, "hostile final", True))
+        self.text(msg.result(self.family, self.task_id, self.next_sentence, "hostile final", True))
         self.text(msg.finished(self.family, self.task_id))
         self.log("task-finished")
         if self.family == msg.NLS:  # the NLS server closes after TranscriptionCompleted (§11.1)
@@ -237,6 +238,7 @@ class Peer:
                 finals += final
             await self.writer.drain()
             await asyncio.sleep(0.005)
+        self.next_sentence = sent // 10 + 2
         self.log("flood-done", sent=sent, finals=finals, seconds=round(time.monotonic() - begin, 3))
         await self.finish_requested.wait()
         await self.finish()

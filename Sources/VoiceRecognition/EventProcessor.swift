@@ -43,13 +43,19 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
-        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed)
+        reportAudioNotSent()
+        checkMicSilence()
+        return false
+    }
+
+    /// Delivers `.drops` when the audio not sent changed: what the client refused (AudioForwarder) plus what it
+    /// took but dropped when the task ended early (``SessionStatistics/audioBytesDropped``).
+    private func reportAudioNotSent() {
+        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed) + session.statistics.audioBytesDropped
         if notSent != drops.audioBytesNotSent {
             drops.audioBytesNotSent = notSent
             deliver(.drops(drops))
         }
-        checkMicSilence()
-        return false
     }
 
     private func handle(_ message: EventPump.Message) {
@@ -64,6 +70,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             watching = false
         case .forcedCancel:
             watching = false
+            reportAudioNotSent()
             end(with: .completed(summary(.cancelled, rawJSON: nil)))
         case .frontEnd(let event):
             handle(event)
@@ -114,6 +121,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
         case .completed(let completed):
+            reportAudioNotSent()
             end(with: .completed(summary(.finished, rawJSON: completed.rawJSON)))
         case .error(let error):
             end(with: .error(.service(error)))
@@ -149,6 +157,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     /// Delivers the last event, then releases everything: the front end stops, the connection closes, and
     /// the handler is dropped (which breaks any reference cycle through it).
     private func end(with event: RecognitionEvent) {
+        reportAudioNotSent() // the last counts come before the last event
         ended = true
         watching = false
         shared.lifecycle.withLock { $0 = .ended }

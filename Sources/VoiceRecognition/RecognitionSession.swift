@@ -71,10 +71,15 @@ public final class RecognitionSession: Sendable {
 
     /// Ends the audio and waits for the final result and the end of the task.
     /// - Returns: the summary (sentences, delay found, echo removed, speech segments, drops, timings).
-    /// - Throws: ``RecognitionError`` when the session was not running or failed.
+    /// - Throws: ``RecognitionError`` when the session was not running or failed; once a started session has
+    ///   ended on its own (a service error, an early end), the error it ended with.
     @discardableResult
     public func finish() async throws -> RecognitionSummary {
-        try core.finish()
+        do { try core.finish() } catch {
+            // Started and already ended (or ending): its last event holds the outcome.
+            if case .success? = started.peek { return try await ended.value() }
+            throw error
+        }
         return try await ended.value()
     }
 

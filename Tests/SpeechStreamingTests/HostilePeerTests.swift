@@ -154,3 +154,53 @@ final class HostilePeerTests: XCTestCase {
         return []
     }
 }
+
+/// A server flooding 10,000 results a second for 10 s: no crash, every result delivered or counted as dropped,
+/// memory bounded.
+final class HostileFloodTests: XCTestCase {
+    func testFloodOfResults() throws {
+        for family in WireFamily.allCases {
+            let server = try ReferenceServer.hostile("flood:rate=10000,seconds=10")
+            var options = ConnectionOptions()
+            options.finishTimeout = .seconds(20)
+            let rssBefore = residentMiB()
+            let began = Date()
+            let run = try FaultRun.start(family, server: server, connection: options)
+            run.streamBursts(pause: 0)
+            let flood = try waitForFlood(server)
+            run.session.stop()
+            let end = run.recorder.waitForEnd(timeout: 60)
+            guard case .completed = end else { return XCTFail("\(family) flood: \(String(describing: end))") }
+            let results = run.recorder.events.filter {
+                switch $0 { case .partialResult, .sentenceEnd: true; default: false }
+            }.count
+            let statistics = run.session.statistics
+            let sent = flood["sent"] as? Int ?? -1
+            print("hostile \(family) flood: server sent \(sent) results (+1 final) in \(flood["seconds"] ?? "?") s; "
+                  + "delivered \(results), stream dropped \(statistics.streamEventsDropped), \(String(format: "%.1f", Date().timeIntervalSince(began))) s, "
+                  + "RSS \(rssBefore) → \(residentMiB()) MiB")
+            XCTAssertGreaterThan(sent, 50_000, "\(family): the server could not flood")
+            XCTAssertEqual(results, sent + 1, "\(family): the delegate gets every result")
+            Thread.sleep(forTimeInterval: 0.3) // the delivery queue yields to the sequence after the delegate
+            XCTAssertEqual(run.session.statistics.streamEventsDropped, run.recorder.events.count - 4096,
+                           "\(family): the unread sequence keeps the newest 4096 events")
+            run.session.close()
+        }
+    }
+
+    private func waitForFlood(_ server: ReferenceServer) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let done = server.log().last(where: { $0["kind"] as? String == "flood-done" }) { return done }
+            usleep(200_000)
+        }
+        throw XCTSkip("the flood did not finish within 30 s")
+    }
+}
+
+/// The process's resident memory, MiB (Linux /proc/self/status VmRSS).
+func residentMiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+}

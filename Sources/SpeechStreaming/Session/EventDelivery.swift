@@ -12,7 +12,8 @@ public protocol SpeechStreamingDelegate: AnyObject, Sendable {
 /// Hands events from the network thread to the delegate and the `AsyncStream`, on a serial queue.
 final class EventDelivery: Sendable {
     private let queue = DispatchQueue(label: "SpeechStreaming.events")
-    private let continuation: AsyncStream<SpeechEvent>.Continuation
+    private let continuation: AsyncStream<SpeechEvent>.Continuation?
+    private let counters: StatisticsCounters
     private let targets = Locked<Targets>(Targets())
 
     private struct Targets: @unchecked Sendable { // weak references only, guarded by the mutex
@@ -20,7 +21,11 @@ final class EventDelivery: Sendable {
         weak var delegate: (any SpeechStreamingDelegate)?
     }
 
-    init(continuation: AsyncStream<SpeechEvent>.Continuation) { self.continuation = continuation }
+    /// `continuation` nil: only the delegate gets events. `dropped` counts what the bounded stream dropped.
+    init(continuation: AsyncStream<SpeechEvent>.Continuation?, counters: StatisticsCounters) {
+        self.continuation = continuation
+        self.counters = counters
+    }
 
     func attach(_ session: SpeechStreamingSession) { targets.withLock { $0.session = session } }
 
@@ -34,10 +39,10 @@ final class EventDelivery: Sendable {
         queue.async { [self] in
             let (session, delegate) = targets.withLock { ($0.session, $0.delegate) }
             if let session, let delegate { delegate.speechSession(session, didReceive: event) }
-            continuation.yield(event)
+            if case .dropped = continuation?.yield(event) { counters.streamEventsDropped.add(1, ordering: .relaxed) }
         }
     }
 
     /// Ends the stream after the events already queued.
-    func finish() { queue.async { [continuation] in continuation.finish() } }
+    func finish() { queue.async { [continuation] in continuation?.finish() } }
 }

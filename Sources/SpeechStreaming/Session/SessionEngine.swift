@@ -21,7 +21,7 @@ final class SessionEngine: @unchecked Sendable {
     let options: ConnectionOptions
     let transport: WebSocketTransport
     let ring: AudioRing
-    let counters = StatisticsCounters()
+    let counters: StatisticsCounters
     let control: SessionControl
     let delivery: EventDelivery
     let wakePending = Atomic<Bool>(false)
@@ -55,7 +55,9 @@ final class SessionEngine: @unchecked Sendable {
     private var latestContext: [ContextMessage]?
     var sentences = SentenceTracker()
 
-    init(wire: any WireProtocol, options: ConnectionOptions, control: SessionControl, delivery: EventDelivery) throws {
+    init(wire: any WireProtocol, options: ConnectionOptions, control: SessionControl, delivery: EventDelivery,
+         counters: StatisticsCounters) throws {
+        self.counters = counters
         self.wire = wire
         self.options = options
         self.control = control

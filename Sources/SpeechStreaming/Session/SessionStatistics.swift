@@ -17,6 +17,9 @@ public struct SessionStatistics: Sendable, Equatable {
     /// Audio bytes `send(audio:)` accepted that never went out because the task ended first (an error, an
     /// early task-finished, a cancel): what was queued at that moment.
     public var audioBytesDropped: Int
+    /// Events the ``SpeechStreamingSession/events`` sequence dropped because its consumer was more than
+    /// ``ConnectionOptions/eventBufferLimit`` events behind (or never read it). The delegate misses none.
+    public var streamEventsDropped: Int
     /// Audio bytes dropped from the replay buffer because more than its capacity went out without a
     /// sentence end (that audio could not be re-sent after a reconnection).
     public var replayDroppedBytes: Int
@@ -31,6 +34,7 @@ final class StatisticsCounters: Sendable {
     let replayedBytes = Atomic<Int>(0)
     let replayDroppedBytes = Atomic<Int>(0)
     let audioBytesDropped = Atomic<Int>(0)
+    let streamEventsDropped = Atomic<Int>(0)
 
     func snapshot(overruns: Int) -> SessionStatistics {
         SessionStatistics(audioFramesSent: audioFramesSent.load(ordering: .relaxed),
@@ -40,6 +44,7 @@ final class StatisticsCounters: Sendable {
                           reconnectionAttempts: reconnectionAttempts.load(ordering: .relaxed),
                           replayedBytes: replayedBytes.load(ordering: .relaxed),
                           audioBytesDropped: audioBytesDropped.load(ordering: .relaxed),
+                          streamEventsDropped: streamEventsDropped.load(ordering: .relaxed),
                           replayDroppedBytes: replayDroppedBytes.load(ordering: .relaxed))
     }
 }
