@@ -10,6 +10,8 @@ echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui
 swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
+echo "== Hostile peers: the hostile server's self-test, and afe stream as it ships (release) against it"
+bash Scripts/hostile-tests.sh
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

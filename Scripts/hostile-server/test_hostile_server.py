@@ -46,6 +46,7 @@ class Server:
     def stop(self):
         self.process.stdin.close()
         self.process.wait(5)
+        self.process.stdout.close()
 
 
 class HostileServerTests(unittest.TestCase):
@@ -148,6 +149,7 @@ class HostileServerTests(unittest.TestCase):
             server = self.serve(mode)
             raw = self.raw_session(server)
             reader = raw.makefile("rb")
+            self.addCleanup(reader.close)
 
             def frame():
                 first, second = reader.read(2)

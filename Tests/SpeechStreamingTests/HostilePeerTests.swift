@@ -3,7 +3,7 @@ import SpeechStreaming
 import XCTest
 
 /// The streaming client against the hostile server (Scripts/hostile-server): every way a network peer can
-/// misbehave ends with one typed error within its bound (Sources/SpeechStreaming/HostilePeers.md), nothing is
+/// misbehave ends with one typed error within its bound (Scripts/hostile-server/README.md), nothing is
 /// sent after it, and the client never crashes, hangs or buffers without limit.
 final class HostilePeerTests: XCTestCase {
     /// Short timeouts so each case resolves in about a second; the bounds below allow for a loaded machine.
