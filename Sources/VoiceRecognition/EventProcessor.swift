@@ -43,17 +43,21 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
-        reportAudioNotSent()
+        reportDrops()
         checkMicSilence()
         return false
     }
 
-    /// Delivers `.drops` when the audio not sent changed: what the client refused (AudioForwarder) plus what it
-    /// took but dropped when the task ended early (``SessionStatistics/audioBytesDropped``).
-    private func reportAudioNotSent() {
-        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed) + session.statistics.audioBytesDropped
-        if notSent != drops.audioBytesNotSent {
+    /// Delivers `.drops` when the audio not sent or the events dropped changed: audio the client refused
+    /// (AudioForwarder) or took but dropped when the task ended early (``SessionStatistics/audioBytesDropped``);
+    /// service events dropped by the bounded queues (the client's delivery queue, the event thread's).
+    private func reportDrops() {
+        let statistics = session.statistics
+        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed) + statistics.audioBytesDropped
+        let events = shared.eventsDropped.load(ordering: .relaxed) + statistics.eventsDropped
+        if notSent != drops.audioBytesNotSent || events != drops.eventsDropped {
             drops.audioBytesNotSent = notSent
+            drops.eventsDropped = events
             deliver(.drops(drops))
         }
     }
@@ -70,7 +74,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             watching = false
         case .forcedCancel:
             watching = false
-            reportAudioNotSent()
+            reportDrops()
             end(with: .completed(summary(.cancelled, rawJSON: nil)))
         case .frontEnd(let event):
             handle(event)
@@ -121,7 +125,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
         case .completed(let completed):
-            reportAudioNotSent()
+            reportDrops()
             end(with: .completed(summary(.finished, rawJSON: completed.rawJSON)))
         case .error(let error):
             end(with: .error(.service(error)))
@@ -157,7 +161,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     /// Delivers the last event, then releases everything: the front end stops, the connection closes, and
     /// the handler is dropped (which breaks any reference cycle through it).
     private func end(with event: RecognitionEvent) {
-        reportAudioNotSent() // the last counts come before the last event
+        reportDrops() // the last counts come before the last event
         ended = true
         watching = false
         shared.lifecycle.withLock { $0 = .ended }

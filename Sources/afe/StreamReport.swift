@@ -45,6 +45,7 @@ struct StreamReport {
             if drops.frontEnd.referenceMissingSamples > 0 { parts.append("reference missing \(drops.frontEnd.referenceMissingSamples)") }
         }
         if drops.audioBytesNotSent > 0 { parts.append("audio not sent \(drops.audioBytesNotSent) B") }
+        if drops.eventsDropped > 0 { parts.append("service events dropped \(drops.eventsDropped)") }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }

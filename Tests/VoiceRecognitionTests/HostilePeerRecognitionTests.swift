@@ -11,7 +11,7 @@ final class HostilePeerRecognitionTests: XCTestCase {
     static let quick = ConnectionOptions(connectTimeout: .seconds(2), startTimeout: .seconds(2), finishTimeout: .seconds(2),
                                          pingInterval: .milliseconds(250), responseTimeout: .seconds(1))
 
-    func session(_ server: ReferenceServer, _ wire: Wire, connection: ConnectionOptions = quick) throws -> RecognitionSession {
+    static func session(_ server: ReferenceServer, _ wire: Wire, connection: ConnectionOptions = quick) throws -> RecognitionSession {
         let url = server.url(wire == .dashScope ? "/api-ws/v1/inference" : "/ws/v1")
         let service: RecognitionConfiguration.Service = switch wire {
         case .dashScope: .dashScope(DashScopeConfiguration(url: url, apiKey: "sk-hostile-0001", connection: connection))
@@ -36,7 +36,7 @@ final class HostilePeerRecognitionTests: XCTestCase {
     func run(_ mode: String, _ wire: Wire, connection: ConnectionOptions = quick, seconds: Double = 3, speed: Double = 4)
         async throws -> (events: [RecognitionEvent], outcome: Result<RecognitionSummary, RecognitionError>) {
         let server = try ReferenceServer.hostile(mode)
-        let session = try session(server, wire, connection: connection)
+        let session = try Self.session(server, wire, connection: connection)
         let collector = Task { await session.events.reduce(into: [RecognitionEvent]()) { $0.append($1) } }
         var outcome: Result<RecognitionSummary, RecognitionError>
         do {
@@ -115,6 +115,43 @@ final class HostilePeerRecognitionTests: XCTestCase {
         XCTAssertEqual(summary.sentences.count, finals)
         let ids = summary.sentences.map(\.sentenceId)
         XCTAssertEqual(zip(ids, ids.dropFirst()).filter { $0 >= $1 }.count, 0, "final results in order")
+    }
+}
+
+/// A flood read by a consumer slower than the server: the bounded queues drop and count, memory stays bounded.
+final class HostileSlowConsumerTests: XCTestCase {
+    func testFloodReadSlowlyDropsAndCountsWithBoundedMemory() async throws {
+        let server = try ReferenceServer.hostile("flood:rate=10000,seconds=10")
+        var options = ConnectionOptions()
+        options.finishTimeout = .seconds(30)
+        let session = try HostilePeerRecognitionTests.session(server, .dashScope, connection: options)
+        let before = residentMiB()
+        let peak = LockedValue(before)
+        // About 2,000 events a second: a fifth of the flood.
+        let consumer = Task { () -> (results: Int, last: RecognitionEvent?) in
+            var results = 0
+            var last: RecognitionEvent?
+            for await event in session.events {
+                switch event { case .partialResult, .finalResult: results += 1; default: break }
+                last = event
+                usleep(500)
+                if results % 1000 == 0 { peak.update { $0 = max($0, residentMiB()) } }
+            }
+            return (results, last)
+        }
+        try await session.start()
+        let pusher = Thread { HostilePeerRecognitionTests.push(session, seconds: 10, speed: 1) }
+        pusher.start()
+        while !pusher.isFinished { try await Task.sleep(for: .milliseconds(50)) }
+        let summary = try await session.finish()
+        let (results, last) = await consumer.value
+        let sent = (server.log().last { $0["kind"] as? String == "flood-done" }?["sent"] as? Int ?? -1) + 1
+        print("hostile RecognitionSession slow consumer: \(results) of \(sent) results read, \(summary.drops.eventsDropped) "
+              + "events dropped and counted; RSS \(before) → peak \(peak.get()) MiB")
+        guard case .completed = last else { return XCTFail("the end is never dropped: \(String(describing: last))") }
+        XCTAssertGreaterThan(summary.drops.eventsDropped, 0, "a consumer this slow must lose events, counted")
+        XCTAssertGreaterThanOrEqual(results + summary.drops.eventsDropped, sent, "every result read or counted")
+        XCTAssertLessThan(peak.get() - before, 96, "bounded buffering (16,384 events per queue)")
     }
 }
 

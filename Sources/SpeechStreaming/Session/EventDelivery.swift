@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Receives a session's events, in order, on the session's delivery queue.
 ///
@@ -9,11 +10,26 @@ public protocol SpeechStreamingDelegate: AnyObject, Sendable {
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent)
 }
 
+extension SpeechEvent {
+    /// The task's start, end or reconnection: never dropped by a bounded queue.
+    public var isTaskBoundary: Bool {
+        switch self {
+        case .started, .completed, .error, .reconnecting: true
+        default: false
+        }
+    }
+}
+
 /// Hands events from the network thread to the delegate and the `AsyncStream`, on a serial queue.
 final class EventDelivery: Sendable {
     private let queue = DispatchQueue(label: "SpeechStreaming.events")
     private let continuation: AsyncStream<SpeechEvent>.Continuation?
     private let counters: StatisticsCounters
+    /// Events queued for the delegate and not yet handed to it.
+    private let backlog = Atomic<Int>(0)
+    /// Most events waiting for the delegate: beyond it (a delegate slower than the server), every event but a
+    /// task's start and end is dropped and counted (``SessionStatistics/eventsDropped``), so memory stays bounded.
+    static let backlogLimit = 16_384
     private let targets = Locked<Targets>(Targets())
 
     private struct Targets: @unchecked Sendable { // weak references only, guarded by the mutex
@@ -36,7 +52,13 @@ final class EventDelivery: Sendable {
 
     /// Queues `event` for the delegate and the stream. Any thread; never blocks on the consumer.
     func deliver(_ event: SpeechEvent) {
+        if !event.isTaskBoundary, backlog.load(ordering: .relaxed) >= Self.backlogLimit {
+            counters.eventsDropped.add(1, ordering: .relaxed)
+            return
+        }
+        backlog.add(1, ordering: .relaxed)
         queue.async { [self] in
+            defer { backlog.subtract(1, ordering: .relaxed) }
             let (session, delegate) = targets.withLock { ($0.session, $0.delegate) }
             if let session, let delegate { delegate.speechSession(session, didReceive: event) }
             if case .dropped = continuation?.yield(event) { counters.streamEventsDropped.add(1, ordering: .relaxed) }

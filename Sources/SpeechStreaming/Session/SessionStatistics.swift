@@ -20,6 +20,9 @@ public struct SessionStatistics: Sendable, Equatable {
     /// Events the ``SpeechStreamingSession/events`` sequence dropped because its consumer was more than
     /// ``ConnectionOptions/eventBufferLimit`` events behind (or never read it). The delegate misses none.
     public var streamEventsDropped: Int
+    /// Events neither the delegate nor ``SpeechStreamingSession/events`` got, because the delegate was more than
+    /// 16,384 events behind the server (never a task's start or end).
+    public var eventsDropped: Int
     /// Audio bytes dropped from the replay buffer because more than its capacity went out without a
     /// sentence end (that audio could not be re-sent after a reconnection).
     public var replayDroppedBytes: Int
@@ -35,6 +38,7 @@ final class StatisticsCounters: Sendable {
     let replayDroppedBytes = Atomic<Int>(0)
     let audioBytesDropped = Atomic<Int>(0)
     let streamEventsDropped = Atomic<Int>(0)
+    let eventsDropped = Atomic<Int>(0)
 
     func snapshot(overruns: Int) -> SessionStatistics {
         SessionStatistics(audioFramesSent: audioFramesSent.load(ordering: .relaxed),
@@ -45,6 +49,7 @@ final class StatisticsCounters: Sendable {
                           replayedBytes: replayedBytes.load(ordering: .relaxed),
                           audioBytesDropped: audioBytesDropped.load(ordering: .relaxed),
                           streamEventsDropped: streamEventsDropped.load(ordering: .relaxed),
+                          eventsDropped: eventsDropped.load(ordering: .relaxed),
                           replayDroppedBytes: replayDroppedBytes.load(ordering: .relaxed))
     }
 }
