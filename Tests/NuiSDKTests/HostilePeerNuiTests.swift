@@ -5,6 +5,7 @@ import XCTest
 /// NeoNui against the hostile server (Scripts/hostile-server), DashScope: each failure is one EVENT_ASR_ERROR with
 /// its NUI result code (Sources/NuiSDK/ResultCodes.md) within the SDK's documented timeouts.
 final class HostilePeerNuiTests: XCTestCase {
+
     /// Runs one dialog against the hostile server in `mode` (16 kHz PCM pushed at 4× real time, then
     /// `nui_dialog_cancel(false)`); returns the event that ended it and the seconds it took.
     func dialog(_ mode: String, url path: String = "/api-ws/v1/inference", nls: [String: Any] = [:])
@@ -47,6 +48,31 @@ final class HostilePeerNuiTests: XCTestCase {
             print("hostile NeoNui \(path) \(mode): \(end.map { "\($0.event) \($0.code)" } ?? "none") after "
                   + "\(String(format: "%.2f", seconds)) s: \(end?.asrResult ?? "")")
         }
+    }
+
+    /// A flood (10,000 results/s for 10 s) into an app whose callbacks take 0.5 ms: result callbacks beyond
+    /// 16,384 waiting are dropped and counted in the dialog summary; the dialog completes; memory stays bounded.
+    func testFloodIntoASlowAppDropsAndCounts() throws {
+        let server = try ReferenceServer.hostile("flood:rate=10000,seconds=10")
+        let harness = try NuiHarness()
+        defer { harness.close(); server.stop() }
+        harness.recorder.onEvent = { _ in usleep(500) }
+        XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url())), .SUCCESS)
+        XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters(nls: ["finish_timeout": 30000])), .SUCCESS)
+        XCTAssertEqual(harness.start(), .SUCCESS)
+        let before = residentMiB()
+        let audio = TestAudio.pcm() + TestAudio.pcm()
+        harness.push(audio, speed: 1)
+        _ = harness.nui.nui_dialog_cancel(false)
+        let end = harness.recorder.waitForEnd(timeout: 60)
+        XCTAssertEqual(end?.event, .EVENT_TRANSCRIBER_COMPLETE, end?.asrResult ?? "no end")
+        let summary = try XCTUnwrap(harness.nui.nui_get_dialog_summary())
+        let results = harness.recorder.events(.EVENT_ASR_PARTIAL_RESULT).count + harness.recorder.events(.EVENT_SENTENCE_END).count
+        let sent = (server.log().last { $0["kind"] as? String == "flood-done" }?["sent"] as? Int ?? -1) + 1
+        print("hostile NeoNui slow app flood: \(results) of \(sent) result callbacks, \(summary.drops.eventsDropped) dropped "
+              + "and counted; RSS \(before) → \(residentMiB()) MiB")
+        XCTAssertGreaterThan(summary.drops.eventsDropped, 0)
+        XCTAssertGreaterThanOrEqual(results + summary.drops.eventsDropped, sent, "every result called back or counted")
     }
 
     func testEarlyTaskFinished() throws { try expect("early-finish", .NUI_ERR_MALFORMED_MESSAGE) }

@@ -197,10 +197,3 @@ final class HostileFloodTests: XCTestCase {
         throw XCTSkip("the flood did not finish within 30 s")
     }
 }
-
-/// The process's resident memory, MiB (Linux /proc/self/status VmRSS).
-func residentMiB() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
-}
