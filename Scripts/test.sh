@@ -12,6 +12,8 @@ echo "== Soaks of the release build: 10 minutes of audio per protocol and format
 Soak/run.sh
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
+echo "== Hostile peers: the hostile server's self-test, and afe stream as it ships (release) against it"
+bash Scripts/hostile-tests.sh
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'
