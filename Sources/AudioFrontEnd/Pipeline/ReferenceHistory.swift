@@ -113,7 +113,8 @@ final class ReferenceHistory: @unchecked Sendable {
         zero(target, from: max(0, availableEnd - position), to: count)
         guard accounting else { return }
         consumedUpTo = max(consumedUpTo, skippedTo.load(ordering: .relaxed))
-        if end > before && countsMissing { missingCount += end - max(position, before, 0) }
+        // Before the first reference sample nothing is missing: the app plays nothing yet, or never pushes one.
+        if end > before && countsMissing && before > 0 { missingCount += end - max(position, before, 0) }
         // Count reference that was overwritten before anyone used it.
         let lostEnd = min(end, after - capacity)
         if lostEnd > consumedUpTo { droppedCount += lostEnd - consumedUpTo }
