@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, runs every Swift test, the concurrency stress test
-# again under ThreadSanitizer, the benchmark's deterministic figures, and the reference server's own tests.
+# again under ThreadSanitizer, the benchmark's deterministic figures, the scenario matrix's CI slice and the
+# reference server's own tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
@@ -10,6 +11,8 @@ echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui
 swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
+echo "== Scenario matrix slice (issue 12): 7 test-half scenarios, thresholds reported, those met today enforced"
+bash Scripts/scenarios/ci-slice.sh
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

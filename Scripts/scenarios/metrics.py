@@ -54,10 +54,11 @@ def erle_series(mic_p, out_p, mask, window_frames):
 
 def reconvergence_s(series, window_s, change_s, drop_db=6.0, hold_s=1.0):
     """Time from the path change until the windowed ERLE is back within drop_db of its median over the 5 s
-    before (capped at 25 dB) and stays there for hold_s (gaps without far-end-only frames are skipped)."""
+    before (capped at 25 dB) and stays there for hold_s (gaps without far-end-only frames are skipped). None if
+    it never does, or if the ERLE before the change was under 10 dB (nothing had converged)."""
     k0 = int(change_s / window_s)
     before = [v for v in series[max(0, k0 - int(5 / window_s)):k0] if v is not None]
-    if not before:
+    if not before or np.median(before) < 10.0:  # no converged canceller before the change to come back to
         return None
     target = min(float(np.median(before)) - drop_db, 25.0)
     hold = int(hold_s / window_s)
