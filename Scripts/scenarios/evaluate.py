@@ -38,8 +38,20 @@ def load16(path):
     return synth.resample(x[:, 0], rate, M.RATE)
 
 
-def run_afe(afe, scenario_dir, truth, args, out_dir):
+def run_afe(afe, scenario_dir, truth, args, out_dir, reuse=False):
+    """Runs `afe process` into out_dir (or, with reuse, takes what an earlier run left there) and loads it."""
     os.makedirs(out_dir, exist_ok=True)
+    done = all(os.path.exists(os.path.join(out_dir, f)) for f in ("out.wav", "vad.csv", "report.json"))
+    if not (reuse and done):
+        run_afe_process(afe, scenario_dir, truth, args, out_dir)
+    with open(os.path.join(out_dir, "report.json")) as f:
+        report = json.load(f)
+    vad = np.loadtxt(os.path.join(out_dir, "vad.csv"), delimiter=",", dtype=int, ndmin=2)[:, 1].astype(bool)
+    out, rate = sf.read(os.path.join(out_dir, "out.wav"), dtype="float64", always_2d=True)
+    return synth.resample(out[:, 0], rate, M.RATE), vad, report
+
+
+def run_afe_process(afe, scenario_dir, truth, args, out_dir):
     cmd = [afe, "process", "--mic", os.path.join(scenario_dir, "mic.wav"), "--output", os.path.join(out_dir, "out.wav"),
            "--vad-labels", os.path.join(out_dir, "vad.csv"), "--report", os.path.join(out_dir, "report.json")]
     if "reference.wav" in truth["files"]:
@@ -48,14 +60,9 @@ def run_afe(afe, scenario_dir, truth, args, out_dir):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"afe failed on {scenario_dir}: {' '.join(cmd)}\n{p.stderr.strip()}")
-    with open(os.path.join(out_dir, "report.json")) as f:
-        report = json.load(f)
-    vad = np.loadtxt(os.path.join(out_dir, "vad.csv"), delimiter=",", dtype=int, ndmin=2)[:, 1].astype(bool)
-    out, rate = sf.read(os.path.join(out_dir, "out.wav"), dtype="float64", always_2d=True)
-    return synth.resample(out[:, 0], rate, M.RATE), vad, report
 
 
-def score_system(truth, sig, labels, out, vad, report):
+def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
     spec = truth["spec"]
     n = min(len(out), len(sig["mic"]))
     mic_p, out_p = M.frames_power(sig["mic"][:n]), M.frames_power(out[:n])
@@ -99,7 +106,7 @@ def score_system(truth, sig, labels, out, vad, report):
         r["onsets_within_150ms"] = float(np.mean([o is not None and abs(o) <= 0.15 for o in offsets])) if offsets else None
         r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
         r["stoi"] = M.stoi(sig["near"][:n], out[:n])
-        r["hypothesis"] = M.recognize(out[:n])
+        r["hypothesis"] = M.recognize(out[:n], asr_cache)
         r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
     r["vad"] = vad[:f].astype(int).tolist()
     r["delay_estimate"] = [[e["t_ms"] / 1000.0, e["delay_ms"]] for e in report.get("delay_estimate_ms", [])
@@ -108,7 +115,8 @@ def score_system(truth, sig, labels, out, vad, report):
 
 
 def evaluate_scenario(job):
-    afe, scenario_dir, systems, out_root = job
+    afe, scenario_dir, systems, out_root, reuse = job
+    asr_cache = os.path.join(out_root, "asr-cache")
     with open(os.path.join(scenario_dir, "truth.json")) as f:
         truth = json.load(f)
     sig = {k: load16(os.path.join(scenario_dir, k + ".wav")) for k in ("mic", "near", "noise")}
@@ -117,12 +125,12 @@ def evaluate_scenario(job):
     result = {"id": truth["spec"]["id"], "kind": truth["spec"]["kind"], "truth": truth, "systems": {},
               "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])}}
     if truth["spec"]["near"]:
-        hyp = M.recognize(sig["near"])
+        hyp = M.recognize(sig["near"], asr_cache)
         result["clean"] = {"hypothesis": hyp, "wer": M.wer(truth["near_transcript"], hyp)}
     for name, args in systems.items():
         t0 = time.time()
-        out, vad, report = run_afe(afe, scenario_dir, truth, args, os.path.join(out_root, truth["spec"]["id"], name))
-        r = score_system(truth, sig, labels, out, vad, report)
+        out, vad, report = run_afe(afe, scenario_dir, truth, args, os.path.join(out_root, truth["spec"]["id"], name), reuse)
+        r = score_system(truth, sig, labels, out, vad, report, asr_cache)
         r["eval_s"] = round(time.time() - t0, 2)
         result["systems"][name] = r
     return result
@@ -151,14 +159,16 @@ def main():
     p.add_argument("--afe", default=os.path.join(ROOT, ".build", "release", "afe"))
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--no-report", action="store_true")
+    p.add_argument("--reuse", action="store_true",
+                   help="take afe outputs an earlier run left in OUT (same systems and afe!) and rescore them")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
     specs = matrix.by_id(a.half, ids)
     systems = parse_systems(a.systems, a.system)
     out = os.path.join(a.out, a.half)
-    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs")) for s in specs]
-    for _, d, _, _ in jobs:
+    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse) for s in specs]
+    for _, d, _, _, _ in jobs:
         if not os.path.exists(os.path.join(d, "truth.json")):
             sys.exit(f"evaluate: {d} missing; run generate.py --half {a.half} first")
     t0 = time.time()

@@ -49,7 +49,8 @@ def signals_figure(r, main):
         shade(wa, truth.get("echo_active", []), "r", "echo active")
         wa.set_ylim(-1, 1)
         wa.set_title(name, fontsize=9, loc="left")
-        sa.specgram(x + 1e-7, NFFT=512, Fs=16000, noverlap=384, cmap="magma", vmin=-140, vmax=-20)
+        dither = 1e-6 * np.random.default_rng(0).standard_normal(len(x))  # digital silence has no log
+        sa.specgram(x + dither, NFFT=512, Fs=16000, noverlap=384, cmap="magma", vmin=-140, vmax=-20)
         sa.set_title(name + " spectrogram", fontsize=9, loc="left")
         sa.set_ylabel("Hz", fontsize=8)
     axes[0][0].legend(fontsize=7, loc="upper right")

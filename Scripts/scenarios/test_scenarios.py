@@ -83,6 +83,38 @@ class MetricTests(unittest.TestCase):
         self.assertEqual(M.reconvergence_s(series, 0.25, change_s=5.0), 0.5)
 
 
+class EnforceTests(unittest.TestCase):
+    def test_enforced_threshold_that_fails_or_is_missing_fails_ci(self):
+        import evaluate
+        rows = [("a", "1", "≤ 2", True), ("b", "3", "≤ 2", False), ("c", "n/a", "≤ 2", None)]
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"enforced": ["a"]}, f)
+        try:
+            self.assertEqual(evaluate.enforce(f.name, rows), 0)
+            for wanted in (["a", "b"], ["c"], ["missing"]):
+                with open(f.name, "w") as g:
+                    json.dump({"enforced": wanted}, g)
+                self.assertEqual(evaluate.enforce(f.name, rows), 1, wanted)
+        finally:
+            os.unlink(f.name)
+
+    def test_ci_enforced_names_exist(self):
+        import tables
+        with open(os.path.join(HERE, "ci-enforced.json")) as f:
+            wanted = json.load(f)["enforced"]
+        names = {n for n, _, _, _ in tables.thresholds(FAKE_RESULTS, ["default", "webrtc", "speex", "aecm", "raw"])}
+        self.assertTrue(set(wanted) <= names, set(wanted) - names)
+
+
+def fake_result(sid, kind, **metrics):
+    spec = {"id": sid, "kind": kind, "ser_db": 0, "drift_ppm": 0}
+    return {"id": sid, "kind": kind, "truth": {"spec": spec, "echo_active": [[1, 2]]},
+            "systems": {s: dict(metrics) for s in ("default", "webrtc", "speex", "aecm", "raw")}}
+
+
+FAKE_RESULTS = [fake_result("near_x", "near", wer=0.2, pesq_wb=2.0), fake_result("echo_music", "echo_hard", erle_db=30.0)]
+
+
 @unittest.skipUnless(os.path.exists(AFE) and shutil.which("chromium"), "needs .build/release/afe and chromium")
 class ReportRenderTests(unittest.TestCase):
     def test_report_renders_non_blank(self):
