@@ -16,7 +16,7 @@ import soundfile as sf  # noqa: E402
 import synth  # noqa: E402
 import tables  # noqa: E402
 
-COLORS = {"default": "C0", "webrtc": "C1", "speex": "C2", "aecm": "C3", "raw": "C7"}
+COLORS = {"default": "C0", "webrtc": "C1", "speex": "C2", "aecm": "C3", "raw": "C7", "pipewire": "C4"}
 
 
 def png(fig):
