@@ -85,9 +85,22 @@ enum JSONText {
         return (header, name, header["task_id"] as? String, object["payload"] as? [String: Any] ?? [:])
     }
 
+    /// The largest magnitude a number field (ms, sentence ids) keeps: 2^40 ms is 35 years, and sums and
+    /// products of such values (time offsets, byte positions at 48 kHz) stay far from `Int` overflow.
+    static let intLimit = 1 << 40
+
+    /// A number field as an integer, clamped to ±``intLimit``; nil when it is not a finite number. A hostile
+    /// server's 1e300 or 2^70 must not trap (`NSNumber.intValue` of an out-of-range double does).
     static func int(_ value: Any?) -> Int? {
         guard let n = value as? NSNumber else { return nil }
-        return n.intValue
+        let double = n.doubleValue
+        guard double.isFinite else { return nil }
+        if double >= Double(intLimit) { return intLimit }
+        if double <= -Double(intLimit) { return -intLimit }
+        switch String(cString: n.objCType) {
+        case "f", "d": return Int(double)
+        default: return Int(n.int64Value)
+        }
     }
 }
 
