@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
+        .executable(name: "afe-soak", targets: ["afe-soak"]),
         // The C ABI of the NUI SDK as a shared library, libnui.so, for C/C++ apps (header: Sources/CNui/include/nui.h).
         .library(name: "nui", type: .dynamic, targets: ["NuiC"]),
     ],
@@ -41,7 +42,7 @@ let package = Package(
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
             name: "CReferencePipeline",
@@ -53,6 +54,12 @@ let package = Package(
             name: "afe-bench",
             dependencies: ["AudioFrontEnd", "CReferencePipeline", "AllocationCounter"],
             path: "Benchmarks/afe-bench"
+        ),
+        // Long runs of the release build through each public surface (Soak/run.sh).
+        .executableTarget(
+            name: "afe-soak",
+            dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition", "NuiSDK"],
+            path: "Soak/afe-soak"
         ),
         .testTarget(
             name: "AudioFrontEndTests",

@@ -4,8 +4,32 @@
 #define AFE_WS_SHIM_H
 
 #include <libwebsockets.h>
+#include <openssl/ssl.h>
 #include <stdint.h>
 #include <string.h>
+
+/// A client TLS context set up as lws 4.1 sets up its own (no compression, moving write buffers, released
+/// buffers, OpenSSL's default verify paths: the OS store or SSL_CERT_FILE/SSL_CERT_DIR) plus `ca_file` (PEM) when
+/// given; NULL when it cannot be made or `ca_file` cannot be loaded. Peer and host-name verification are set per
+/// connection by lws (SSL_VERIFY_PEER, X509_VERIFY_PARAM_set1_host).
+///
+/// Why our own: lws 4.1 keeps its client SSL_CTX's bookkeeping under an OpenSSL ex-data index that every new
+/// context with LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT re-allocates into one global, so a context destroyed after
+/// another was created looks its SSL_CTX up under the wrong index and never frees it (about 0.8 MB, the X509
+/// store, per context: one per dialog). A context passed as provided_client_ssl_ctx is never freed by lws: the
+/// caller frees it after lws_context_destroy.
+static inline SSL_CTX *afe_ws_client_tls_context(const char *ca_file) {
+    SSL_CTX *context = SSL_CTX_new(TLS_client_method());
+    if (!context) return NULL;
+    SSL_CTX_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    SSL_CTX_set_mode(context, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+    if (SSL_CTX_set_default_verify_paths(context) != 1 ||
+        (ca_file && SSL_CTX_load_verify_locations(context, ca_file, NULL) != 1)) {
+        SSL_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
 
 /// LWS_PRE is a macro: the headroom lws_write needs in front of every payload.
 static inline size_t afe_ws_pre(void) { return LWS_PRE; }

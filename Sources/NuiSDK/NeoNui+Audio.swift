@@ -1,9 +1,16 @@
+import AudioFrontEnd
+
 extension NeoNui {
+    /// The most audio one push takes, ms (`NUI_MAX_PUSH_MS` in nui.h): ``AudioFrontEnd/FrontEnd/maximumPushMilliseconds``.
+    public static let maximumPushMilliseconds = FrontEnd.maximumPushMilliseconds
+
     /// Push mode (`audio_update_manually` true): the mic audio, 16-bit little-endian mono PCM at
     /// `nls_config.sample_rate`, in chunks of any size.
     ///
-    /// Real-time safe (no lock, no allocation, never blocks); call from one audio thread at a time. The
-    /// corresponding Objective-C call is `-nui_update_audio_data:Len:FirstPack:`.
+    /// Real-time safe (no lock, no allocation, never blocks); call from one audio thread at a time. One call
+    /// takes at most ``NeoNui/maximumPushMilliseconds`` (1 s: 32,000 bytes at 16 kHz); of a longer chunk the first
+    /// second is processed and the rest dropped, counted in the summary's drops, and `NUI_ERR_AUDIO_BUFFER_FULL`
+    /// returned. The corresponding Objective-C call is `-nui_update_audio_data:Len:FirstPack:`.
     /// - Parameters:
     ///   - data: the PCM bytes.
     ///   - length: their count in bytes (even).
@@ -25,7 +32,8 @@ extension NeoNui {
     /// Push mode with on-device AEC: the audio the device plays (the reference), 16-bit little-endian mono PCM at
     /// `nls_config.sample_rate`, as it is played.
     ///
-    /// Real-time safe; call from one playback thread at a time. The corresponding Objective-C call is
+    /// Real-time safe; call from one playback thread at a time; at most 1 s per call, as for the mic. The
+    /// corresponding Objective-C call is
     /// `-nui_push_reference_data:Len:FirstPack:`.
     /// - Returns: as ``nui_update_audio_data(_:Len:FirstPack:)``, and `NUI_ERR_AEC_DISABLED` when AEC is off.
     @discardableResult

@@ -10,7 +10,7 @@ extension NeoNui {
     /// The corresponding Objective-C call is `-nui_dialog_start:dialogParam:`.
     /// - Parameters:
     ///   - vad_mode: `MODE_P2T`.
-    ///   - dialog_params: JSON, may be empty: a fresh `apikey`, and `input_context` for context biasing.
+    ///   - dialog_params: JSON, may be empty or nil: a fresh `apikey`, and `input_context` for context biasing.
     /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_PARAMS_NOT_SET`, `NUI_ERR_DIALOG_RUNNING`,
     ///   `NUI_ERR_UNSUPPORTED_VAD_MODE`, a parameter error, or `NUI_ERR_FRONT_END`.
     @discardableResult
@@ -77,7 +77,7 @@ extension NeoNui {
         callbacks.suspend()
         defer { callbacks.resume() }
         deliverAudioState(.STATE_OPEN)
-        logger.info("\(call): dialog \(number), \(parameters.format.rawValue) \(parameters.sampleRate) Hz to \(initial.url)")
+        logger.info("\(call): dialog \(number), \(parameters.format.rawValue) \(parameters.sampleRate) Hz to \(logger.redactor.redact(url: initial.url))")
         do {
             try core.start()
         } catch {

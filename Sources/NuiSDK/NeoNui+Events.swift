@@ -50,7 +50,8 @@ extension NeoNui {
         case .completed(let summary):
             let response = event.json
             logger.info("dialog \(number) complete: \(summary.sentences.count) sentences, drops \(summary.drops)")
-            lock.withLock { lastSummary = summary }
+            let redacted = summary.redacted(by: logger.redactor) // the sentences may echo a key
+            lock.withLock { lastSummary = redacted }
             endDialog(running) {
                 self.deliverEvent(.EVENT_TRANSCRIBER_COMPLETE, dialog: number, asrResult: response, response: response,
                                   finish: true)
@@ -71,5 +72,15 @@ extension NeoNui {
                                                   len: Int32(bytes.count))
             }
         }
+    }
+}
+
+extension RecognitionSummary {
+    /// This summary with its sentences and raw JSON passed through `redactor`.
+    func redacted(by redactor: Redactor) -> RecognitionSummary {
+        var copy = self
+        copy.sentences = sentences.map { redactor.redact($0) }
+        copy.rawJSON = rawJSON.map { redactor.redact($0) }
+        return copy
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpeechStreaming
 import Synchronization
 import VoiceRecognition
 
@@ -92,8 +93,8 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     func deliverEvent(_ event: NuiCallbackEvent, dialog: Int, asrResult: String?, response: String?,
                       finish: Bool = false, code: NuiResultCode = .SUCCESS) {
         let redactor = logger.redactor
-        let result = asrResult.map(redactor.redact)
-        let full = (response ?? asrResult).map(redactor.redact)
+        let result = asrResult.map { redactor.redact($0) }
+        let full = (response ?? asrResult).map { redactor.redact($0) }
         logger.debug("event \(event) dialog \(dialog) finish \(finish) code \(code.rawValue): \(full ?? "")")
         callbacks.post { [weak self] in
             guard let self else { return }
@@ -159,7 +160,7 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
                 manualAudio.store(parsed.audioUpdateManually, ordering: .releasing)
                 setState(.initialized)
             }
-            logger.info("nui_initialize: \(Self.version), url \(parsed.url), device \(parsed.deviceId), "
+            logger.info("nui_initialize: \(Self.version), url \(logger.redactor.redact(url: parsed.url)), device \(parsed.deviceId), "
                 + "\(parsed.audioUpdateManually ? "push" : "pull") mode, save_log \(save_log), save_wav \(parsed.saveWav)")
             return .SUCCESS
         }

@@ -30,6 +30,7 @@ extension RecognitionEvent {
             object["mic_refused_bytes"] = d.frontEnd.micRefusedBytes
             object["reference_dropped_samples"] = d.frontEnd.referenceDroppedSamples
             object["reference_missing_samples"] = d.frontEnd.referenceMissingSamples
+            object["reference_refused_bytes"] = d.frontEnd.referenceRefusedBytes
             object["audio_bytes_not_sent"] = d.audioBytesNotSent
         case .reconnecting(let r):
             object["attempt"] = r.attempt

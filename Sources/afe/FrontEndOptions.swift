@@ -22,6 +22,8 @@ struct ArgumentReader {
         return arguments[index]
     }
 
+    /// The value after `name` as a whole number (any Int; out-of-range text such as 2^64 is refused, not wrapped).
+    /// Callers check the range before any arithmetic on it.
     mutating func integer(_ name: String) throws -> Int {
         let text = try value(name)
         guard let number = Int(text) else { throw Failure(message: "\(name) takes a whole number, not '\(text)'") }
@@ -61,8 +63,10 @@ struct FrontEndOptions {
     mutating func parse(_ option: String, _ reader: inout ArgumentReader) throws -> Bool {
         switch option {
         case "--channel":
-            channel = try reader.integer(option) - 1
-            guard channel >= 0 else { throw ArgumentReader.Failure(message: "--channel counts from 1") }
+            // Checked before the subtraction: `Int.min - 1` would trap.
+            let number = try reader.integer(option)
+            guard number >= 1 else { throw ArgumentReader.Failure(message: "--channel counts from 1, not \(number)") }
+            channel = number - 1
         case "--aec":
             aec = try reader.choice(option, ["default", "webrtc", "webrtc-mobile", "speex", "off"])
         case "--suppression":

@@ -12,15 +12,28 @@ struct InputAudio {
     private(set) var referenceRate: Int?
 
     init(mic path: String, channel: Int, reference referencePath: String?) throws {
-        micFile = try AudioFile(contentsOf: path)
+        micFile = try Self.load(path)
         guard micFile.frameCount > 0 else { throw ArgumentReader.Failure(message: "\(path) holds no audio") }
         guard channel < micFile.channelCount else {
             throw ArgumentReader.Failure(message: "--channel \(channel + 1): \(path) has \(micFile.channelCount) channel(s)")
         }
         mic = SampleConversion.int16(from: try micFile.channel(channel))
-        referenceFile = try referencePath.map { try AudioFile(contentsOf: $0) }
+        referenceFile = try referencePath.map { try Self.load($0) }
         reference = try referenceFile.map { SampleConversion.int16(from: try $0.channel(0)) } ?? []
         referenceRate = referenceFile?.sampleRate
+    }
+
+    /// Reads `path`; a file shorter than its header says is processed as it is, with one warning line on
+    /// standard error saying how much is missing.
+    static func load(_ path: String) throws -> AudioFile {
+        let file = try AudioFile(contentsOf: path)
+        if file.missingFrames > 0 {
+            let missing = Double(file.missingFrames) / Double(max(file.sampleRate, 1))
+            let line = "afe: warning: \(path) is truncated: its header announces \(file.missingFrames) more frames "
+                + String(format: "(%.3f s) than it holds; processing the %.3f s it holds\n", missing, file.durationSeconds)
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        return file
     }
 
     /// This input with the reference resampled to the mic's rate, for an API that takes both at one rate (NUI).

@@ -24,7 +24,7 @@ struct NuiFailure: Error {
         .NUI_ERR_UNSUPPORTED_SAMPLE_RATE: "the sample rate is not supported (NLS takes 8000 or 16000 Hz; AEC and VAD not 8000)",
         .NUI_ERR_INVALID_PATH: "--debug-path is not a usable directory",
         .NUI_ERR_FRONT_END: "the on-device front end refused its settings",
-        .NUI_ERR_INVALID_PARAMETER_VALUE: "a parameter value is out of range",
+        .NUI_ERR_INVALID_PARAMETER_VALUE: "a parameter value is out of range or holds control characters (CR, LF, …)",
         .NUI_ERR_MIC_NO_DATA: "no mic audio for 2 seconds",
     ]
 

@@ -5,9 +5,12 @@ import Foundation
 enum ProcessCommand {
     static func run(_ options: ProcessOptions) throws {
         var options = options
-        for path in [options.output, options.opus, options.vadLabels, options.report].compactMap({ $0 }) {
-            try OutputFile.checkWritable(path)
-        }
+        let outputs = [("--output", options.output), ("--opus", options.opus), ("--vad-labels", options.vadLabels),
+                       ("--report", options.report)].compactMap { name, path in path.map { (option: name, path: $0) } }
+        let inputs = [("--mic", options.mic), ("--reference", options.reference)]
+            .compactMap { name, path in path.map { (option: name, path: $0) } }
+        try OutputFile.checkDistinct(outputs: outputs, inputs: inputs)
+        for output in outputs { try OutputFile.checkWritable(output.path) }
         let input = try InputAudio(mic: options.mic, channel: options.channel, reference: options.reference)
         let micFile = input.micFile
         input.configure(&options.configuration)

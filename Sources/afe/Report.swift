@@ -26,7 +26,8 @@ struct Report {
         let segments = collector.segments.map { "\(fmt($0.start))–\($0.end.map(fmt) ?? "end")" }
         lines.append("  speech segments: \(segments.isEmpty ? "none" : segments.joined(separator: ", "))")
         let drops = summary.drops
-        lines.append("  drops: mic refused \(drops.micRefusedBytes) B, reference dropped \(drops.referenceDroppedSamples), reference missing \(drops.referenceMissingSamples)")
+        lines.append("  drops: mic refused \(drops.micRefusedBytes) B, reference dropped \(drops.referenceDroppedSamples), reference missing \(drops.referenceMissingSamples)"
+                     + (drops.referenceRefusedBytes > 0 ? ", reference refused \(drops.referenceRefusedBytes) B" : ""))
         lines.append(String(format: "  processing: %.3f s CPU, real-time factor %.4f", cpuSeconds, realTimeFactor))
         lines.append("  wrote \(options.output) (\(summary.outputSamples) samples at \(options.configuration.effectiveOutputRate) Hz)")
         if let opus = options.opus { lines.append("  wrote \(opus) (\(collector.oggBytes.count) bytes Ogg Opus)") }
@@ -48,6 +49,7 @@ struct Report {
                                                           "double_talk": $0.isDoubleTalk] }],
             "vad_segments": collector.segments.map { ["start_ms": $0.start, "end_ms": $0.end as Any] },
             "drops": ["mic_refused_bytes": summary.drops.micRefusedBytes,
+                      "reference_refused_bytes": summary.drops.referenceRefusedBytes,
                       "reference_dropped_samples": summary.drops.referenceDroppedSamples,
                       "reference_missing_samples": summary.drops.referenceMissingSamples],
             "frames_processed": summary.framesProcessed,

@@ -33,7 +33,7 @@ enum StreamCommand {
         let version = nui.nui_get_version().map { String(cString: $0) } ?? "NeoNui"
         let target = "\(options.wire), \(options.format) at \(options.format == "opus" ? (rate == 8000 ? 8000 : 16000) : rate) Hz"
         print("afe stream: \(options.mic) (\(String(format: "%.1f", input.micFile.durationSeconds)) s at \(rate) Hz) → "
-              + "\(options.url) (\(target)) through \(version)")
+              + "\(options.redactor.redact(url: options.url)) (\(target)) through \(version)")
         try check("nui_dialog_start", nui.nui_dialog_start(.MODE_P2T, dialogParam: ""))
         if aec { nui.nui_dialog_action(#"{"type":"action","command":"play_start"}"#) }
         feed(input, through: nui, listener: listener, reference: aec, realtime: options.realtime)

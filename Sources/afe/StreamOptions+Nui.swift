@@ -1,9 +1,17 @@
 import Foundation
+import SpeechStreaming
 
 /// The NUI SDK's parameters for a stream, with the SDK's own keys (Sources/NuiSDK/ResultCodes.md).
 extension StreamOptions {
     /// Whether the canceller runs: a reference to cancel and `--aec` not off.
     func echoCancellation(hasReference: Bool) -> Bool { hasReference && frontEnd.aec != "off" }
+
+    /// What `afe stream` prints about the URL and the service passes SpeechStreaming's redactor: it knows the
+    /// key or token from the environment and masks the URL's userinfo, fragment and secret query values.
+    var redactor: Redactor {
+        let environment = ProcessInfo.processInfo.environment
+        return Redactor(secrets: ["DASHSCOPE_API_KEY", "NLS_TOKEN"].compactMap { environment[$0] } + Redactor.secrets(inURL: url))
+    }
 
     /// `nui_initialize`'s parameters. The key or token is read from the environment here and nowhere else, and
     /// goes only into this JSON (the SDK replaces it by *** in everything it writes).
@@ -25,7 +33,7 @@ extension StreamOptions {
             parameters["apikey"] = key
         }
         guard nls == (wire == "nls"), nls || path.hasPrefix("/api-ws/") else {
-            throw Failure(message: "--url \(url): --protocol \(wire) needs the path " + (wire == "nls"
+            throw Failure(message: "--url \(redactor.redact(url: url)): --protocol \(wire) needs the path " + (wire == "nls"
                 ? "/ws/v1 (Tingwu /api/ws/v1)" : "/api-ws/v1/inference"))
         }
         if let debugPath {

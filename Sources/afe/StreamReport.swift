@@ -43,6 +43,7 @@ struct StreamReport {
         if hasReference {
             if drops.frontEnd.referenceDroppedSamples > 0 { parts.append("reference dropped \(drops.frontEnd.referenceDroppedSamples)") }
             if drops.frontEnd.referenceMissingSamples > 0 { parts.append("reference missing \(drops.frontEnd.referenceMissingSamples)") }
+            if drops.frontEnd.referenceRefusedBytes > 0 { parts.append("reference pushes refused \(drops.frontEnd.referenceRefusedBytes) B") }
         }
         if drops.audioBytesNotSent > 0 { parts.append("audio not sent \(drops.audioBytesNotSent) B") }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")

@@ -24,6 +24,9 @@ do {
     if failure.message.hasPrefix("usage:") { print(failure.message); exit(0) } // --help: asked for, so stdout
     FileHandle.standardError.write(("afe: " + failure.message + "\n").data(using: .utf8)!)
     exit(2)
+} catch let failure as RunFailure {
+    FileHandle.standardError.write(("afe: " + failure.message + "\n").data(using: .utf8)!)
+    exit(1)
 } catch let failure as NuiFailure {
     FileHandle.standardError.write(("afe: " + failure.message + "\n").data(using: .utf8)!)
     exit(1)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import NuiSDK
+import SpeechStreaming
 import XCTest
 
 /// The API key, a per-dialog key and a Tingwu meeting token never appear in any log line, log or WAV file,
@@ -74,5 +75,23 @@ final class RedactionTests: XCTestCase {
         let redactor = Redactor()
         redactor.add(["abcd", "abcdefgh", "xy"])
         XCTAssertEqual(redactor.redact("key abcdefgh and abcd and xy"), "key *** and *** and xy")
+    }
+
+    /// URLs shown to a person: userinfo, fragment and secret-named query values masked (token, key, signature,
+    /// Tingwu's mc, …); other query values kept; known secrets masked anywhere.
+    func testRedactorMasksTheSecretsOfAURL() {
+        let redactor = Redactor(secrets: ["sk-known-1234"])
+        let url = "wss://user1:pa55word@host.example:8443/api/ws/v1?mc=MEET-77aa&token=t0k3n-x&X-Amz-Signature=abc123"
+            + "&access_key=AK-9&format=pcm&note=sk-known-1234#frag-9"
+        XCTAssertEqual(redactor.redact(url: url), "wss://***:***@host.example:8443/api/ws/v1?mc=***&token=***&X-Amz-Signature=***"
+                       + "&access_key=***&format=pcm&note=***#***")
+        XCTAssertEqual(Set(Redactor.secrets(inURL: url)), ["user1", "pa55word", "frag-9", "MEET-77aa", "t0k3n-x", "abc123", "AK-9"])
+        XCTAssertEqual(redactor.redact(url: "not a url sk-known-1234"), "not a url ***")
+        XCTAssertEqual(redactor.redact(url: "ws://127.0.0.1:8080/api-ws/v1/inference"), "ws://127.0.0.1:8080/api-ws/v1/inference")
+        let secretURL = "wss://u-Secret-1:p-Secret-2@h.example/api-ws/v1/inference?token=t-Secret-3#f-Secret-4"
+        let descriptions = [DashScopeConfiguration(url: secretURL, apiKey: "k-Secret-5").description,
+                            NLSConfiguration(url: secretURL.replacingOccurrences(of: "api-ws/v1/inference", with: "ws/v1"),
+                                             token: "k-Secret-5").description]
+        for text in descriptions { XCTAssertFalse(text.contains("Secret"), "a configuration's description: \(text)") }
     }
 }

@@ -74,7 +74,8 @@ final class ProcessOutputTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(segments.count, 3)
         XCTAssertTrue(segments.allSatisfy { $0["start_ms"] is Int && $0["end_ms"] is Int })
         let drops = try XCTUnwrap(report["drops"] as? [String: Int])
-        XCTAssertEqual(drops, ["mic_refused_bytes": 0, "reference_dropped_samples": 0, "reference_missing_samples": 0])
+        XCTAssertEqual(drops, ["mic_refused_bytes": 0, "reference_dropped_samples": 0, "reference_missing_samples": 0,
+                               "reference_refused_bytes": 0])
         XCTAssertGreaterThan(report["frames_processed"] as? Int ?? 0, 2000)
         let processing = try XCTUnwrap(report["processing"] as? [String: Double])
         for key in ["cpu_s", "wall_s", "real_time_factor"] { XCTAssertGreaterThan(processing[key] ?? 0, 0, key) }

@@ -19,7 +19,18 @@ public struct AudioFile: Sendable, Equatable {
     public var frameCount: Int { channelCount == 0 ? 0 : samples.count / channelCount }
     public var durationSeconds: Double { sampleRate == 0 ? 0 : Double(frameCount) / Double(sampleRate) }
 
+    /// Frames the file's header announced that the file does not hold (a truncated file, or a header that
+    /// claims more than was written); 0 for a complete file. What the file holds is read all the same.
+    public var missingFrames = 0
+
     /// Reads a whole file. The corresponding C functions are `sf_open` and `sf_readf_float`.
+    ///
+    /// The header's length is a claim, checked by reading: the first read goes into a buffer of the claimed size
+    /// but at most ``maximumReservedSamples`` (64 MiB of floats, reserved, not touched until decoded into), so an
+    /// honest file costs its decoded size once; whatever follows is decoded in chunks of ``readChunkSamples`` and
+    /// joined at the end, so the memory used is at most twice the decoded audio plus one chunk, whatever the header
+    /// says (a 10 kB FLAC claiming 2^36 samples reads as the second it holds). A header that claims more than the
+    /// file holds sets ``missingFrames``.
     /// - Throws: ``AudioFrontEndError/Code/fileError`` naming the path and libsndfile's reason.
     public init(contentsOf path: String) throws {
         var info = SF_INFO()
@@ -28,13 +39,57 @@ public struct AudioFile: Sendable, Equatable {
         }
         defer { sf_close(file) }
         let channels = Int(info.channels)
-        let frames = Int(info.frames)
-        var samples = [Float](repeating: 0, count: frames * channels)
-        let read = samples.withUnsafeMutableBufferPointer { buffer in
-            sf_readf_float(file, buffer.baseAddress, sf_count_t(frames))
+        guard channels > 0 else { throw AudioFrontEndError(.fileError, "cannot read audio file \(path): no channels") }
+        let claimedFrames = info.frames > 0 && info.frames < sf_count_t.max ? Int(info.frames) : 0
+        let firstFrames = max(1, min(claimedFrames, Self.maximumReservedSamples / channels))
+        var samples = Self.read(file, frames: firstFrames, channels: channels)
+        var chunks: [[Float]] = []
+        var total = samples.count
+        var full = samples.count == firstFrames * channels
+        let framesPerChunk = max(1, Self.readChunkSamples / channels)
+        while full {
+            let chunk = Self.read(file, frames: framesPerChunk, channels: channels)
+            if chunk.isEmpty { break }
+            total += chunk.count
+            chunks.append(chunk)
+            full = chunk.count == framesPerChunk * channels
         }
-        samples.removeLast(samples.count - Int(read) * channels)
+        if !chunks.isEmpty {
+            samples.reserveCapacity(total)
+            for chunk in chunks { samples += chunk }
+        }
         self.init(samples: samples, sampleRate: Int(info.samplerate), channelCount: channels)
+        missingFrames = Self.missingFrames(file, claimed: claimedFrames, read: total / channels)
+    }
+
+    /// Samples decoded per read after the first (4 MiB of floats): the granularity of ``init(contentsOf:)``'s memory.
+    public static let readChunkSamples = 1 << 20
+
+    /// The most samples reserved from a header's claim before anything is decoded: 64 MiB of floats.
+    public static let maximumReservedSamples = 1 << 24
+
+    /// Up to `frames` frames decoded into a new array (its pages touched only as far as decoded).
+    private static func read(_ file: OpaquePointer, frames: Int, channels: Int) -> [Float] {
+        [Float](unsafeUninitializedCapacity: frames * channels) { buffer, count in
+            count = Int(max(sf_readf_float(file, buffer.baseAddress, sf_count_t(frames)), 0)) * channels
+        }
+    }
+
+    /// Frames announced but absent: libsndfile shortens a WAV/AIFF data chunk that runs past the end of the file
+    /// and says so in its log ("data : CLAIMED (should be PRESENT)"); other formats (FLAC) announce a frame count
+    /// that the decoder does not reach.
+    private static func missingFrames(_ file: OpaquePointer, claimed: Int, read: Int) -> Int {
+        if claimed > read { return claimed - read }
+        var log = [CChar](repeating: 0, count: 8192)
+        sf_command(file, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("data") && line.contains("should be") {
+            let numbers = line.split { !$0.isNumber }.compactMap { Int($0) }
+            guard numbers.count >= 2, numbers[0] > numbers[1], read > 0, numbers[1] > 0 else { continue }
+            let bytesPerFrame = max(1, numbers[1] / read)
+            return (numbers[0] - numbers[1]) / bytesPerFrame
+        }
+        return 0
     }
 
     /// One channel (0-based) as its own mono signal.

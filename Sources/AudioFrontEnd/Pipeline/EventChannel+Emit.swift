@@ -36,7 +36,7 @@ extension EventChannel {
     func emitDrops(_ drops: DropCounts) {
         var record = RawEvent(.drops)
         record.counts = (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples,
-                         drops.eventOverruns, 0)
+                         drops.eventOverruns, drops.referenceRefusedBytes)
         records.write(record)
     }
 

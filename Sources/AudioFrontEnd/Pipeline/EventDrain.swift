@@ -129,7 +129,8 @@ final class EventDrain: @unchecked Sendable {
                                             isDoubleTalk: record.flag, driftPartsPerMillion: optional(record.values.3)))
         case .drops:
             var drops = DropCounts()
-            (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples, drops.eventOverruns, _)
+            (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples, drops.eventOverruns,
+             drops.referenceRefusedBytes)
                 = record.counts
             lastDrops = drops
             return .drops(drops)

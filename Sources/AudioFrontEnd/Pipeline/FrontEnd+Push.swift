@@ -1,16 +1,41 @@
+import Synchronization
+
 /// Pushing audio. Real-time safe: no allocation, no lock, no blocking, no throwing.
+///
+/// One push takes at most ``maximumPushMilliseconds`` of audio (``maximumMicPushSamples`` /
+/// ``maximumReferencePushSamples``): a mic push processes its frames inline, so an unbounded push would hold
+/// its caller for as long as processing takes (16 MB: about 10 s). A longer push takes its first second,
+/// returns ``PushStatus/bufferFull`` with what it took, and counts the rest as refused (``DropCounts``); the
+/// caller may push the rest again, in slices.
 extension FrontEnd {
+    /// The most audio one push takes, ms (of the input format's rate and channels): 1 s, which costs about
+    /// 20 ms of processing on one core with the default chain. Longer pushes are taken in part (see above).
+    public static let maximumPushMilliseconds = 1000
+
+    /// The most samples (interleaved) one mic push takes: ``maximumPushMilliseconds`` at the mic format;
+    /// twice as many bytes.
+    public var maximumMicPushSamples: Int {
+        configuration.mic.sampleRate * configuration.mic.channelCount * Self.maximumPushMilliseconds / 1000
+    }
+
+    /// The most samples one reference push takes: ``maximumPushMilliseconds`` at the reference format.
+    public var maximumReferencePushSamples: Int {
+        configuration.reference.sampleRate * configuration.reference.channelCount * Self.maximumPushMilliseconds / 1000
+    }
+
     /// Pushes microphone audio as little-endian int16 bytes, interleaved when the mic has several channels
     /// (NUI's `nui_update_audio_data`). Any length: an odd byte is kept for the next push; zero is fine.
     /// Every complete 10 ms frame is processed before the call returns.
     /// - Returns: ``PushStatus/ok`` with all bytes accepted, ``PushStatus/bufferFull`` with the bytes accepted
-    ///   when the event consumer falls behind, or ``PushStatus/notRunning`` / ``PushStatus/concurrentPush``.
+    ///   when the event consumer falls behind or the push holds more than ``maximumMicPushSamples`` (the rest
+    ///   counted in ``DropCounts/micRefusedBytes``), or ``PushStatus/notRunning`` / ``PushStatus/concurrentPush``.
     /// Mic push thread (one at a time); real-time safe.
     public func pushMic(bytes: UnsafeRawBufferPointer) -> PushResult {
         if let refused = micGate.enter() { return PushResult(status: refused, accepted: 0) }
         defer { micGate.leave() }
         guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
-        let accepted = decode(bytes, carry: &micCarry, into: scratch) { samples in
+        let slice = UnsafeRawBufferPointer(rebasing: bytes.prefix(2 * maximumMicPushSamples))
+        let accepted = decode(slice, carry: &micCarry, into: scratch) { samples in
             let taken = micRing.write(samples)
             processAvailableMic()
             return taken
@@ -24,9 +49,10 @@ extension FrontEnd {
         if let refused = micGate.enter() { return PushResult(status: refused, accepted: 0) }
         defer { micGate.leave() }
         guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
+        let limit = min(samples.count, maximumMicPushSamples)
         var accepted = 0
-        while accepted < samples.count {
-            let taken = micRing.write(UnsafeBufferPointer(rebasing: samples[accepted...]))
+        while accepted < limit {
+            let taken = micRing.write(UnsafeBufferPointer(rebasing: samples[accepted..<limit]))
             accepted += taken
             processAvailableMic()
             if taken == 0 && micRing.freeCount == 0 { break }
@@ -35,17 +61,20 @@ extension FrontEnd {
     }
 
     /// Pushes the reference (what the device plays) as little-endian int16 bytes (NUI's
-    /// `nui_push_reference_data`). Any length; never refused for lack of room: when the window is full the
-    /// oldest reference is dropped and counted. Reference push thread (one at a time); real-time safe.
+    /// `nui_push_reference_data`). Any length up to ``maximumReferencePushSamples`` (beyond it the rest is
+    /// refused, counted in ``DropCounts/referenceRefusedBytes``, and ``PushStatus/bufferFull`` returned); never
+    /// refused for lack of room: when the window is full the oldest reference is dropped and counted.
+    /// Reference push thread (one at a time); real-time safe.
     public func pushReference(bytes: UnsafeRawBufferPointer) -> PushResult {
         if let refused = referenceGate.enter() { return PushResult(status: refused, accepted: 0) }
         defer { referenceGate.leave() }
         guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
-        let accepted = decode(bytes, carry: &referenceCarry, into: referenceBytesScratch) { samples in
+        let slice = UnsafeRawBufferPointer(rebasing: bytes.prefix(2 * maximumReferencePushSamples))
+        let accepted = decode(slice, carry: &referenceCarry, into: referenceBytesScratch) { samples in
             appendReference(samples)
             return samples.count
         }
-        return PushResult(status: .ok, accepted: accepted)
+        return finish(accepted: accepted, of: bytes.count, unit: 1, refused: referenceRefusedBytes)
     }
 
     /// Pushes reference samples. See ``pushReference(bytes:)``; ``PushResult/accepted`` counts samples.
@@ -54,13 +83,19 @@ extension FrontEnd {
         if let refused = referenceGate.enter() { return PushResult(status: refused, accepted: 0) }
         defer { referenceGate.leave() }
         guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
-        appendReference(samples)
-        return PushResult(status: .ok, accepted: samples.count)
+        let limit = min(samples.count, maximumReferencePushSamples)
+        appendReference(UnsafeBufferPointer(rebasing: samples[..<limit]))
+        return finish(accepted: limit, of: samples.count, unit: 2, refused: referenceRefusedBytes)
     }
 
     private func finishMicPush(accepted: Int, of total: Int, unit: Int) -> PushResult {
+        finish(accepted: accepted, of: total, unit: unit, refused: micRefusedBytes)
+    }
+
+    /// The result of a push that took `accepted` of `total` units (`unit` bytes each); the rest counted in `refused`.
+    private func finish(accepted: Int, of total: Int, unit: Int, refused: borrowing Atomic<Int>) -> PushResult {
         guard accepted < total else { return PushResult(status: .ok, accepted: accepted) }
-        micRefusedBytes.add((total - accepted) * unit, ordering: .relaxed)
+        refused.add((total - accepted) * unit, ordering: .relaxed)
         return PushResult(status: .bufferFull, accepted: accepted)
     }
 

@@ -35,6 +35,7 @@ public final class FrontEnd: @unchecked Sendable {
     /// Mic samples (processing rate) processed so far; written by the mic side, read by the reference side.
     let micPosition = Atomic<Int>(0)
     let micRefusedBytes = Atomic<Int>(0)
+    let referenceRefusedBytes = Atomic<Int>(0)
     var micCarry = ByteCarry()
     var referenceCarry = ByteCarry()
     /// Decoded bytes of a push (push threads; the mic and reference sides each have their own).
@@ -131,6 +132,7 @@ public final class FrontEnd: @unchecked Sendable {
     var dropCounts: DropCounts {
         var drops = DropCounts()
         drops.micRefusedBytes = micRefusedBytes.load(ordering: .relaxed)
+        drops.referenceRefusedBytes = referenceRefusedBytes.load(ordering: .relaxed)
         drops.referenceDroppedSamples = references.droppedCount
         drops.referenceMissingSamples = references.missingCount
         return drops

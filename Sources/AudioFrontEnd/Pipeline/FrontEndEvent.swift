@@ -59,8 +59,11 @@ public struct EchoTelemetry: Sendable, Equatable {
 
 /// Every count of audio that was not processed as pushed. All zero in a healthy stream.
 public struct DropCounts: Sendable, Equatable {
-    /// Mic bytes refused because the mic ring was full (the push returned ``PushStatus/bufferFull``).
+    /// Mic bytes refused because the mic ring was full or the push held more than
+    /// ``FrontEnd/maximumMicPushSamples`` (the push returned ``PushStatus/bufferFull``).
     public var micRefusedBytes: Int = 0
+    /// Reference bytes refused because the push held more than ``FrontEnd/maximumReferencePushSamples``.
+    public var referenceRefusedBytes: Int = 0
     /// Reference samples (processing rate) overwritten before they were used.
     public var referenceDroppedSamples: Int = 0
     /// Reference samples (processing rate) that had not arrived when their mic frame was processed (read as

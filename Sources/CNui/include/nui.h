@@ -58,14 +58,17 @@ NuiResultCode nui_dialog_action(const char *action_params);
  *  logs. The complete 10 ms frames are processed (AEC, noise suppression, VAD, encoding) on the calling thread
  *  before it returns, so a call costs about the processing of the frames it completes; the results travel to
  *  the network and callback threads through rings. If those fall 2 s behind, the rest of the chunk is dropped,
- *  counted, and NUI_ERR_AUDIO_BUFFER_FULL returned. Call from one thread at a time (the recorder's): a
+ *  counted, and NUI_ERR_AUDIO_BUFFER_FULL returned. One call takes at most 1 s of audio (NUI_MAX_PUSH_MS:
+ *  2 x sample_rate bytes, 32000 at 16 kHz), so a call never holds its thread for the processing of more: of a
+ *  longer chunk the first second is processed, the rest dropped and counted, NUI_ERR_AUDIO_BUFFER_FULL returned. Call from one thread at a time (the recorder's): a
  *  concurrent push is refused with NUI_ERR_CONCURRENT_AUDIO_PUSH. `first_pack` is ignored, as in the NUI SDK. */
 int nui_update_audio_data(const char *data, int len, bool first_pack);
 
 /** Pushes `len` bytes of the audio the device played (16-bit little-endian mono PCM at nls_config.sample_rate),
  *  the AEC reference, as it is played. Real-time safe like nui_update_audio_data (it only stores the reference;
- *  when the history window is full the oldest reference is dropped and counted). Call from one thread at a time
- *  (the player's). NUI_ERR_AEC_DISABLED when on-device AEC is off. */
+ *  when the history window is full the oldest reference is dropped and counted). At most 1 s per call, as for
+ *  nui_update_audio_data: beyond it the rest is dropped, counted, and NUI_ERR_AUDIO_BUFFER_FULL returned.
+ *  Call from one thread at a time (the player's). NUI_ERR_AEC_DISABLED when on-device AEC is off. */
 int nui_push_reference_data(const char *data, int len, bool first_pack);
 
 /** Ends the dialog. `force` false: wait for the final result, then EVENT_TRANSCRIBER_COMPLETE; true: end

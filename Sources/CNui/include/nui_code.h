@@ -77,6 +77,10 @@ typedef enum NuiCallbackEvent {
  *  the log names the key), audio (2402xx), connection and server (2403xx). */
 typedef int NuiResultCode;
 
+/** The most audio one nui_update_audio_data or nui_push_reference_data call takes, in milliseconds (1 s:
+ *  2 x sample_rate bytes); of a longer chunk the rest is dropped, counted, and NUI_ERR_AUDIO_BUFFER_FULL returned. */
+#define NUI_MAX_PUSH_MS 1000
+
 enum {
     SUCCESS = 0,
 
@@ -99,7 +103,8 @@ enum {
 
     /* Audio. */
     NUI_ERR_INVALID_AUDIO_DATA = 240200, /**< NULL buffer, negative length or odd byte count */
-    NUI_ERR_AUDIO_BUFFER_FULL = 240201,  /**< the audio queue is full (2 s behind); the data was refused, counted */
+    NUI_ERR_AUDIO_BUFFER_FULL = 240201,  /**< the audio queue is full (2 s behind), or a push held more than
+                                             NUI_MAX_PUSH_MS of audio; the rest was refused, counted */
     NUI_ERR_MIC_NO_DATA = 240202,        /**< `code` of EVENT_MIC_ERROR */
     NUI_ERR_AEC_DISABLED = 240203,       /**< reference pushed or play_start/play_over while on-device AEC is off */
     NUI_ERR_FRONT_END = 240204,          /**< the on-device front end could not be set up with these settings */

@@ -25,12 +25,21 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
     var core: RecognitionCore { audio.core }
 
     /// Stops the pull thread and the WAV writer and lets the core go on a background queue (its threads may
-    /// not be joined from themselves). Once; call without NeoNui's locks.
+    /// not be joined from themselves), then trims the heap (``MemoryTrim``). Once; call without NeoNui's locks.
     func cleanUp(alreadyCleaned: Bool) {
         guard !alreadyCleaned else { return }
         puller?.stop()
         audio.recorder?.stop()
-        let audio = audio
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { withExtendedLifetime(audio) {} }
+        let holder = AudioHolder(audio)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
+            holder.audio = nil // usually the core's last reference: its threads are joined here
+            MemoryTrim.afterDialog()
+        }
     }
+}
+
+/// Carries a dialog's audio (and so its core) to the background queue that lets it go.
+private final class AudioHolder: @unchecked Sendable { // touched by one closure only
+    var audio: DialogAudio?
+    init(_ audio: DialogAudio) { self.audio = audio }
 }

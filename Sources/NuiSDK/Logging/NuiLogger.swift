@@ -1,4 +1,5 @@
 import Foundation
+import SpeechStreaming
 
 /// The SDK's log: every line is redacted, then printed (at or above the `nui_initialize` level), written to the
 /// log file (with save_log), and handed to `onNuiLogTrackCallback` (at or above both the level and
@@ -13,6 +14,8 @@ final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
     private var trackLevel = NuiSdkLogLevel.NUI_LOG_LEVEL_INFO
     private var file: CappedFile?
     private var printsToStandardError = true
+    /// The SDK's redactor (SpeechStreaming's, the one redaction point): it knows the init and dialog keys and
+    /// the URL's secrets; every log line, callback text, response and the dialog summary pass it.
     let redactor = Redactor()
     /// Receives redacted lines for the track callback.
     private let track: @Sendable (NuiSdkLogLevel, String) -> Void

@@ -9,7 +9,9 @@ struct DialogParameters: Equatable {
 
     init() {}
 
+    /// Parses `dialog_params`; NULL, like "" or `{}`, means none (nui.h: "may be \"\" or NULL").
     init(json text: UnsafePointer<CChar>?, warn: (String) -> Void) throws {
+        guard let text else { return }
         var reader = ParameterReader(try ParameterReader.parse(text, what: "dialog_params"))
         apiKey = try reader.string("apikey")
         if let raw = reader.any("input_context") {

@@ -1,4 +1,5 @@
 import Foundation
+import SpeechStreaming
 
 /// The connection and control parameters of `nui_initialize`, parsed and checked.
 ///
@@ -32,24 +33,25 @@ struct InitParameters: Equatable {
     var maxLogFileSize = 104_857_600
     var logTrackLevel = NuiSdkLogLevel.NUI_LOG_LEVEL_INFO
 
-    /// The secrets of these parameters, for redaction: the API key, the token, and the URL's query values.
+    /// The secrets of these parameters, for redaction: the API key, the token, and the URL's (every query value,
+    /// userinfo, fragment).
     var secrets: [String] {
-        var list = [apiKey, token].compactMap { $0 }
-        if let query = URLComponents(string: url)?.queryItems {
-            list += query.compactMap(\.value)
-        }
-        return list.filter { $0.count >= 4 && $0 != "default" }
+        Self.urlSecrets(url) + [apiKey, token].compactMap { $0 }.filter { $0.count >= 4 && $0 != "default" }
+    }
+
+    /// Every query value of `url` (a Tingwu MeetingJoinUrl's `mc`, an NLS `token`, …) and what ``Redactor``
+    /// counts as the URL's secrets.
+    static func urlSecrets(_ url: String) -> [String] {
+        let values = URLComponents(string: url)?.queryItems?.compactMap(\.value) ?? []
+        return (values + Redactor.secrets(inURL: url)).filter { $0 != "default" }
     }
 
     /// The secrets in raw parameter text, found before any check so that even an error about them is redacted:
     /// string values of `apikey` and `token`, and the query values of `url`.
     static func rawSecrets(_ text: UnsafePointer<CChar>?) -> [String] {
         guard let object = try? ParameterReader.parse(text, what: "parameters") else { return [] }
-        var list = ["apikey", "token"].compactMap { object[$0] as? String }
-        if let url = object["url"] as? String, let query = URLComponents(string: url)?.queryItems {
-            list += query.compactMap(\.value)
-        }
-        return list.filter { $0 != "default" }
+        let keys = ["apikey", "token"].compactMap { object[$0] as? String }.filter { $0 != "default" }
+        return keys + ((object["url"] as? String).map(urlSecrets) ?? [])
     }
 
     /// Parses and checks the parameters; `warn` receives a line per unknown key.

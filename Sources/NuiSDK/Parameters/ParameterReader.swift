@@ -1,4 +1,5 @@
 import Foundation
+import SpeechStreaming
 
 /// Reads typed values from one JSON object of NUI parameters and remembers which keys were read, so the keys left
 /// over can be reported as unknown.
@@ -56,10 +57,16 @@ struct ParameterReader {
         return value
     }
 
+    /// A string value. Control characters (CR, LF, tab, NUL, …) are refused in every one: the keys, tokens, URL
+    /// and names end up in HTTP header lines and the request URL of the WebSocket upgrade, where a CR/LF would
+    /// inject headers (SpeechStreaming's ``ControlCharacters`` check, applied as the parameters are read).
     mutating func string(_ key: String, nonEmpty: Bool = true) throws -> String? {
         guard let raw = value(key) else { return nil }
         guard let string = raw as? String else { throw typeError(key, "a string") }
         if nonEmpty && string.isEmpty { throw valueError(key, "must not be empty") }
+        if ControlCharacters.present(in: string) {
+            throw valueError(key, "must not contain control characters (CR, LF, tab, …): it would corrupt the HTTP request")
+        }
         return string
     }
 

@@ -53,6 +53,7 @@ public struct ConnectionOptions: Sendable, Equatable {
         func positive(_ d: Duration, _ name: String) throws {
             guard d > .zero else { throw SpeechStreamingError(.invalidConfiguration, "\(name) must be positive") }
         }
+        try ControlCharacters.check(userAgent, "userAgent")
         try positive(connectTimeout, "connectTimeout")
         try positive(startTimeout, "startTimeout")
         try positive(finishTimeout, "finishTimeout")

@@ -25,14 +25,15 @@ public struct DashScopeConfiguration: Sendable, Equatable, CustomStringConvertib
         self.connection = connection
     }
 
-    /// The configuration with the API key replaced by `***`.
+    /// The configuration with the API key and the URL's secrets (``Redactor/redact(url:)``) replaced by `***`.
     public var description: String {
-        "DashScopeConfiguration(url: \(url), apiKey: ***, workspace: \(workspace ?? "nil"), model: \(parameters.model), "
+        "DashScopeConfiguration(url: \(Redactor(secrets: [apiKey]).redact(url: url)), apiKey: ***, workspace: \(workspace ?? "nil"), model: \(parameters.model), "
             + "format: \(parameters.format.rawValue), sampleRate: \(parameters.sampleRate))"
     }
 
     func validate() throws {
         guard !apiKey.isEmpty else { throw SpeechStreamingError(.invalidConfiguration, "apiKey is empty") }
+        try ControlCharacters.check([(url, "url"), (apiKey, "apiKey"), (workspace, "workspace")])
         try parameters.validate()
         try connection.validate()
     }
@@ -93,6 +94,7 @@ public struct DashScopeParameters: Sendable, Equatable {
     func validate() throws {
         func fail(_ message: String) -> SpeechStreamingError { SpeechStreamingError(.invalidConfiguration, message) }
         guard !model.isEmpty else { throw fail("model is empty") }
+        try ControlCharacters.check([(model, "model"), (vocabularyId, "vocabulary_id")])
         guard (8000...48000).contains(sampleRate) else { throw fail("sample_rate must be 8000–48000 Hz, not \(sampleRate)") }
         if let ms = maxSentenceSilenceMilliseconds, !(200...6000).contains(ms) {
             throw fail("max_sentence_silence must be 200–6000 ms, not \(ms)")

@@ -53,14 +53,17 @@ public struct NLSConfiguration: Sendable, Equatable, CustomStringConvertible {
         self.connection = connection
     }
 
-    /// The configuration with the token and the URL's query replaced by `***`.
+    /// The configuration with the token, the URL's userinfo and its query replaced by `***`.
     public var description: String {
-        let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        let base = Redactor(secrets: token.map { [$0] } ?? []).redact(url: url).split(separator: "?", maxSplits: 1).first
+            .map(String.init) ?? url
         return "NLSConfiguration(url: \(base)?***, token: \(token == nil ? "nil" : "***"), "
             + "appKey: \(appKey ?? "nil"), format: \(format.rawValue), sampleRate: \(sampleRate))"
     }
 
     func validate() throws {
+        try ControlCharacters.check([(url, "url"), (token, "token"), (appKey, "appKey"), (vocabularyId, "vocabulary_id"),
+                                     (customizationId, "customization_id")])
         guard sampleRate == 8000 || sampleRate == 16000 else {
             throw SpeechStreamingError(.invalidConfiguration, "NLS sample_rate must be 8000 or 16000 Hz, not \(sampleRate)")
         }

@@ -74,23 +74,6 @@ public struct SpeechStreamingError: Error, Sendable, Equatable, CustomStringConv
         return text + ")"
     }
 
-    /// A copy with every occurrence of each secret in the message and raw JSON replaced by `***`.
-    func redacting(_ secrets: [String]) -> SpeechStreamingError {
-        var copy = self
-        copy.message = Redaction.redact(message, secrets)
-        copy.serverCode = serverCode.map { Redaction.redact($0, secrets) }
-        copy.rawJSON = rawJSON.map { Redaction.redact($0, secrets) }
-        return copy
-    }
-}
-
-/// Removes secrets (API keys, tokens) from text that leaves the session.
-enum Redaction {
-    static func redact(_ text: String, _ secrets: [String]) -> String {
-        var result = text
-        for secret in secrets where secret.count >= 4 {
-            result = result.replacingOccurrences(of: secret, with: "***")
-        }
-        return result
-    }
+    /// A copy with every occurrence of each secret in the message and raw JSON replaced by `***` (``Redactor``).
+    func redacting(_ secrets: [String]) -> SpeechStreamingError { Redactor(secrets: secrets).redact(self) }
 }

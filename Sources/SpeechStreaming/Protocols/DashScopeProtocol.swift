@@ -21,7 +21,7 @@ struct DashScopeProtocol: WireProtocol {
 
     var format: AudioFormat { configuration.parameters.format }
     var sampleRate: Int { configuration.parameters.sampleRate }
-    var secrets: [String] { [configuration.apiKey] }
+    var secrets: [String] { [configuration.apiKey] + Redactor.secrets(inURL: configuration.url) }
     var reusesConnection: Bool { true }
 
     func startMessage(taskId: String) -> String {

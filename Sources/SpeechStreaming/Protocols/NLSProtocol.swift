@@ -21,7 +21,7 @@ struct NLSProtocol: WireProtocol {
 
     var format: AudioFormat { configuration.format }
     var sampleRate: Int { configuration.sampleRate }
-    var secrets: [String] { configuration.token.map { [$0] } ?? [] }
+    var secrets: [String] { (configuration.token.map { [$0] } ?? []) + Redactor.secrets(inURL: configuration.url) }
     /// The server closes after TranscriptionCompleted, so the session does too.
     var reusesConnection: Bool { false }
 

@@ -11,7 +11,7 @@ protocol WireProtocol: Sendable {
     var handshakeHeaders: [(name: String, value: String)] { get }
     var format: AudioFormat { get }
     var sampleRate: Int { get }
-    /// Secrets to redact from anything reported upward.
+    /// Secrets to redact from anything reported upward: the key or token and the URL's (``Redactor``).
     var secrets: [String] { get }
     /// Whether the connection stays open for the next task after a task completes.
     var reusesConnection: Bool { get }

@@ -20,7 +20,13 @@ final class EventDelivery: Sendable {
         weak var delegate: (any SpeechStreamingDelegate)?
     }
 
-    init(continuation: AsyncStream<SpeechEvent>.Continuation) { self.continuation = continuation }
+    /// Every event passes it on the delivery queue, before the delegate or the stream sees it.
+    private let redactor: Redactor
+
+    init(continuation: AsyncStream<SpeechEvent>.Continuation, redactor: Redactor) {
+        self.continuation = continuation
+        self.redactor = redactor
+    }
 
     func attach(_ session: SpeechStreamingSession) { targets.withLock { $0.session = session } }
 
@@ -29,9 +35,10 @@ final class EventDelivery: Sendable {
         set { targets.withLock { $0.delegate = newValue } }
     }
 
-    /// Queues `event` for the delegate and the stream. Any thread; never blocks on the consumer.
+    /// Queues `event` for the delegate and the stream, redacted. Any thread; never blocks on the consumer.
     func deliver(_ event: SpeechEvent) {
         queue.async { [self] in
+            let event = redactor.redact(event)
             let (session, delegate) = targets.withLock { ($0.session, $0.delegate) }
             if let session, let delegate { delegate.speechSession(session, didReceive: event) }
             continuation.yield(event)

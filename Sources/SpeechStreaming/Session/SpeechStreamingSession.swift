@@ -41,7 +41,7 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
     init(wire: any WireProtocol, options: ConnectionOptions) throws {
         let (stream, continuation) = AsyncStream.makeStream(of: SpeechEvent.self, bufferingPolicy: .unbounded)
         events = stream
-        delivery = EventDelivery(continuation: continuation)
+        delivery = EventDelivery(continuation: continuation, redactor: Redactor(secrets: wire.secrets))
         engine = try SessionEngine(wire: wire, options: options, control: control, delivery: delivery)
         delivery.attach(self)
     }

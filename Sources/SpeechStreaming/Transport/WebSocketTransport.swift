@@ -45,6 +45,8 @@ final class WebSocketTransport: @unchecked Sendable {
     let maxMessageBytes: Int
 
     private let context: OpaquePointer
+    /// The client TLS context, ours (see `afe_ws_client_tls_context`): freed after the lws context.
+    private let tlsContext: OpaquePointer
     private let box: CallbackBox
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
@@ -106,18 +108,21 @@ final class WebSocketTransport: @unchecked Sendable {
         info.uid = -1
         info.connect_timeout_secs = UInt32(max(1, connectTimeout.components.seconds + 1))
         info.user = Unmanaged.passUnretained(box).toOpaque()
-        let caCopy = caFilePath.map { strdup($0)! }
-        defer { free(caCopy) }
-        info.client_ssl_ca_filepath = UnsafePointer(caCopy)
-        guard let context = lws_create_context(&info) else {
+        let tls = afe_ws_client_tls_context(caFilePath)
+        info.provided_client_ssl_ctx = tls
+        guard let tls, let context = lws_create_context(&info) else {
+            if let tls { SSL_CTX_free(tls) }
             free(protocolName)
             protocols.deallocate()
             timer.deallocate()
             pacingTimer.deallocate()
             sendBuffer.deallocate()
-            throw SpeechStreamingError(.connectionFailed, "libwebsockets could not create its context")
+            throw SpeechStreamingError(.connectionFailed, tls == nil
+                ? "the TLS trust store could not be loaded\(caFilePath.map { " (CA file \($0))" } ?? "")"
+                : "libwebsockets could not create its context")
         }
         self.context = context
+        tlsContext = tls
         box.transport = self
         timer.pointee.user = Unmanaged.passUnretained(box).toOpaque()
         timer.pointee.fire = { user in
@@ -135,6 +140,7 @@ final class WebSocketTransport: @unchecked Sendable {
         shutdown()
         box.transport = nil
         lws_context_destroy(context)
+        SSL_CTX_free(tlsContext)
         free(protocolName)
         protocols.deallocate()
         timer.deallocate()
