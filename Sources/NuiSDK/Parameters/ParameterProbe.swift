@@ -1,4 +1,5 @@
 import Foundation
+import SpeechStreaming
 
 /// The NUI parameter parsers as the calls run them, without an SDK instance or a network: for the fuzz targets
 /// (Fuzz/) and their regression tests. Package access only; apps use ``NeoNui``.
@@ -35,7 +36,7 @@ package enum NuiParameterProbe {
             case .initialize:
                 let parameters = try InitParameters(json: text, saveLog: false) { _ = redactor.redact($0) }
                 redactor.add(parameters.secrets)
-                _ = redactor.redact(parameters.url)
+                _ = redactor.redact(url: parameters.url)
             case .setParamsDashScope, .setParamsNLS:
                 let initial = call == .setParamsNLS ? nls : dashScope
                 let parameters = try RecognitionParameters(json: text, for: initial) { _ = redactor.redact($0) }
