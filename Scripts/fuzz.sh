@@ -32,12 +32,28 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0}"
 scratch=.build/fuzz
-build=(swift build -c release --sanitize=fuzzer --sanitize=address --scratch-path "$scratch")
+# SwiftPM's --sanitize=fuzzer links the executables for libFuzzer's main; ASan is added with one -sanitize= list,
+# not a second --sanitize: swiftc keeps only the last -sanitize= it is given, and SwiftPM orders its sanitizers
+# differently from run to run, so a build got either coverage or ASan for the Swift code, not both.
+build=(swift build -c release --scratch-path "$scratch" --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address
+       -Xcc -fsanitize=address)
 
+# Bytes of coverage counters in a target (its __sancov_cntrs section): a few hundred when only the target's own
+# file is instrumented (objects left from a build with other flags); then the scratch path is built again.
+counters() {
+  local hex
+  hex=$(objdump -h "$scratch/release/$1" 2>/dev/null | awk '/__sancov_cntrs/ { print $3 }')
+  echo $((16#${hex:-0}))
+}
 for target in "${targets[@]}"; do
-  echo "== build $target"
-  nice -n 10 "${build[@]}" --product "$target" 2>&1 | grep -E "error|warning: .*Fuzz|Compiling|complete" || true
-  [ -x "$scratch/release/$target" ] || { echo "fuzz.sh: $target did not build"; exit 1; }
+  for attempt in 1 2; do
+    echo "== build $target"
+    nice -n 10 "${build[@]}" --product "$target" 2>&1 | grep -E "error|warning: .*Fuzz|Compiling|complete" || true
+    [ -x "$scratch/release/$target" ] || { echo "fuzz.sh: $target did not build"; exit 1; }
+    [ "$(counters "$target")" -gt 4096 ] && break
+    echo "   $target has $(counters "$target") coverage counters: rebuilding its modules"
+    rm -rf "$scratch"
+  done
 done
 
 failed=0
