@@ -85,6 +85,10 @@ enum CProgram {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if sanitizer != nil, let options = ProcessInfo.processInfo.environment["AFE_C_ASAN_OPTIONS"] {
+            // The programs' own sanitizer options (leak checks on), not the test runner's (Scripts/asan-tests.sh).
+            process.environment = ProcessInfo.processInfo.environment.merging(["ASAN_OPTIONS": options]) { $1 }
+        }
         let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("nuic-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
