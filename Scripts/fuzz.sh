@@ -76,7 +76,7 @@ for target in "${targets[@]}"; do
   # as leaked. The C ABI's leaks are checked at process exit by Scripts/asan-tests.sh instead.
   [ "$target" = FuzzNuiCalls ] && options+=(-detect_leaks=0)
   if [ -n "$runs" ]; then options+=(-runs="$runs"); else options+=(-max_total_time="$seconds"); fi
-  echo "== fuzz $target (${runs:+$runs runs}${runs:-$seconds s})"
+  echo "== fuzz $target ($(if [ -n "$runs" ]; then echo "$runs runs"; else echo "$seconds s"; fi))"
   start=$SECONDS
   status=0
   nice -n 10 "$scratch/release/$target" "${options[@]}" "$work" "Fuzz/corpus/$target" "Fuzz/regressions/$target" \
