@@ -15,8 +15,12 @@ echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~2 min cold, ~30 s 
 bash Scripts/asan-tests.sh
 echo "== Fuzz targets, 25 s each (~4.5 min cold: build ~2 min + 5 x 25 s)"
 bash Scripts/fuzz.sh --seconds 25
+echo "== Soaks of the release build: 10 minutes of audio per protocol and format through every surface, 200 dialogs"
+Soak/run.sh
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
+echo "== Hostile peers: the hostile server's self-test, and afe stream as it ships (release) against it"
+bash Scripts/hostile-tests.sh
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

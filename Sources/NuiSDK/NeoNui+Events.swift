@@ -40,6 +40,7 @@ extension NeoNui {
         case .reconnecting(let reconnection):
             logger.warning("connection lost (\(reconnection.cause)); reconnecting, attempt \(reconnection.attempt)")
         case .error(let error):
+            droppedCallbacks.store(0, ordering: .relaxed)
             let code = NuiResultCode(error)
             let response = event.json
             logger.error("dialog \(number) failed: \(error.message) (\(code.name) \(code.rawValue))")
@@ -47,7 +48,8 @@ extension NeoNui {
                 self.deliverEvent(.EVENT_ASR_ERROR, dialog: number, asrResult: error.message, response: response, finish: true,
                                   code: code)
             }()
-        case .completed(let summary):
+        case .completed(var summary):
+            summary.drops.eventsDropped += droppedCallbacks.exchange(0, ordering: .relaxed)
             let response = event.json
             logger.info("dialog \(number) complete: \(summary.sentences.count) sentences, drops \(summary.drops)")
             let redacted = summary.redacted(by: logger.redactor) // the sentences may echo a key

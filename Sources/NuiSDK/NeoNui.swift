@@ -50,6 +50,13 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
 
     let slot = DialogSlot()
     let callbacks = CallbackQueue()
+    /// Service-result callbacks dropped in the running dialog because the app's callbacks were
+    /// ``CallbackQueue/backlogLimit`` behind; added to the dialog summary's drops at its end.
+    let droppedCallbacks = Atomic<Int>(0)
+    /// The callbacks a full callback queue may drop: results that later results supersede or that the summary
+    /// keeps. Never a dialog's start or end, errors, or audio.
+    static let droppable: Set<NuiCallbackEvent> = [.EVENT_ASR_PARTIAL_RESULT, .EVENT_SENTENCE_START, .EVENT_SENTENCE_END,
+                                                   .EVENT_RESULT_TRANSLATED]
     let responses = ResponseStore()
     private(set) var logger: NuiLogger!
 
@@ -96,6 +103,10 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
         let result = asrResult.map { redactor.redact($0) }
         let full = (response ?? asrResult).map { redactor.redact($0) }
         logger.debug("event \(event) dialog \(dialog) finish \(finish) code \(code.rawValue): \(full ?? "")")
+        if Self.droppable.contains(event), callbacks.isFull {
+            droppedCallbacks.add(1, ordering: .relaxed)
+            return
+        }
         callbacks.post { [weak self] in
             guard let self else { return }
             if let full { self.responses.set(full) }

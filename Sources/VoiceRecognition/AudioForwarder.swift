@@ -43,8 +43,17 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         pump.post(.frontEnd(event))
     }
 
+    /// Most messages waiting for the event thread before a service event is dropped (and counted in
+    /// ``RecognitionDrops/eventsDropped``): a handler slower than the server cannot grow memory without limit.
+    /// A task's start and end are never dropped.
+    static let backlogLimit = 16_384
+
     /// The streaming client's delivery queue.
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {
+        if !event.isTaskBoundary, pump.backlog >= Self.backlogLimit {
+            shared.eventsDropped.add(1, ordering: .relaxed)
+            return
+        }
         pump.post(.speech(event))
     }
 

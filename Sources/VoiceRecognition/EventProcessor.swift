@@ -43,13 +43,23 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
-        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed)
-        if notSent != drops.audioBytesNotSent {
-            drops.audioBytesNotSent = notSent
-            deliver(.drops(drops))
-        }
+        reportDrops()
         checkMicSilence()
         return false
+    }
+
+    /// Delivers `.drops` when the audio not sent or the events dropped changed: audio the client refused
+    /// (AudioForwarder) or took but dropped when the task ended early (``SessionStatistics/audioBytesDropped``);
+    /// service events dropped by the bounded queues (the client's delivery queue, the event thread's).
+    private func reportDrops() {
+        let statistics = session.statistics
+        let notSent = shared.audioBytesNotSent.load(ordering: .relaxed) + statistics.audioBytesDropped
+        let events = shared.eventsDropped.load(ordering: .relaxed) + statistics.eventsDropped
+        if notSent != drops.audioBytesNotSent || events != drops.eventsDropped {
+            drops.audioBytesNotSent = notSent
+            drops.eventsDropped = events
+            deliver(.drops(drops))
+        }
     }
 
     private func handle(_ message: EventPump.Message) {
@@ -64,6 +74,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             watching = false
         case .forcedCancel:
             watching = false
+            reportDrops()
             end(with: .completed(summary(.cancelled, rawJSON: nil)))
         case .frontEnd(let event):
             handle(event)
@@ -114,6 +125,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
         case .completed(let completed):
+            reportDrops()
             end(with: .completed(summary(.finished, rawJSON: completed.rawJSON)))
         case .error(let error):
             end(with: .error(.service(error)))
@@ -149,6 +161,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     /// Delivers the last event, then releases everything: the front end stops, the connection closes, and
     /// the handler is dropped (which breaks any reference cycle through it).
     private func end(with event: RecognitionEvent) {
+        reportDrops() // the last counts come before the last event
         ended = true
         watching = false
         shared.lifecycle.withLock { $0 = .ended }

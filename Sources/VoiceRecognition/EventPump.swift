@@ -55,6 +55,9 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
         }
     }
 
+    /// Messages queued and not yet taken by the thread. Any thread.
+    var backlog: Int { condition.withLock { queue.count } }
+
     /// Ends the thread after the batch it is handling; messages not yet handled are dropped. Any thread.
     func stop() {
         condition.withLock {

@@ -20,6 +20,9 @@ final class OneShot<Value: Sendable>: Sendable {
         for waiter in waiters { waiter.resume(with: result.mapError { $0 as any Error }) }
     }
 
+    /// The result, if it has arrived.
+    var peek: Result<Value, RecognitionError>? { state.withLock { $0.result } }
+
     /// Waits for the result.
     func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in

@@ -90,10 +90,12 @@ public struct RecognitionConfiguration: Sendable, Equatable {
             case .dashScope(var configuration):
                 configuration.parameters.format = audioFormat
                 configuration.parameters.sampleRate = sampleRate
+                configuration.connection.eventBufferLimit = 0 // the core takes events through the delegate only
                 return try SpeechStreamingSession(configuration: configuration)
             case .nls(var configuration):
                 configuration.format = audioFormat
                 configuration.sampleRate = sampleRate
+                configuration.connection.eventBufferLimit = 0
                 return try SpeechStreamingSession(configuration: configuration)
             }
         } catch let error as SpeechStreamingError {

@@ -67,9 +67,15 @@ public enum RecognitionEvent: Sendable {
 public struct RecognitionDrops: Sendable, Equatable {
     /// The front end's counts (mic refused, reference dropped or missing).
     public var frontEnd = DropCounts()
-    /// Processed audio bytes (PCM or Ogg) the streaming client did not take (its queue was full, or the task
-    /// had already ended).
+    /// Processed audio bytes (PCM or Ogg) that never went to the service: the streaming client did not take
+    /// them (its queue was full, or the task had already ended), or took them and dropped them when the task
+    /// ended before they went out (an error, an early task-finished, a cancel).
     public var audioBytesNotSent = 0
+    /// Service events (results, sentence starts) dropped because a consumer fell too far behind the server:
+    /// the streaming client's delegate queue or the session's event thread more than 16,384 events behind, or
+    /// ``RecognitionSession/events`` more than ``RecognitionSession/eventBufferLimit`` unread. Never a task's
+    /// start or end.
+    public var eventsDropped = 0
 
     public init() {}
 

@@ -1,5 +1,6 @@
 import AudioFrontEnd
 import SpeechStreaming
+import Synchronization
 
 /// Speech recognition of a device's microphone for new Swift code, in the spirit of Apple's `SpeechAnalyzer`:
 /// configure with typed values, `try await start()`, push audio, read ``events``, `try await finish()`.
@@ -17,11 +18,13 @@ import SpeechStreaming
 /// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog.
 public final class RecognitionSession: Sendable {
     /// Every event in order, for one consumer; it ends after ``RecognitionEvent/completed(_:)`` or
-    /// ``RecognitionEvent/error(_:)``. Events wait in an unbounded buffer until consumed (turn
-    /// ``RecognitionConfiguration/reportsAudio`` off if nobody reads the processed audio).
+    /// ``RecognitionEvent/error(_:)``. At most ``eventBufferLimit`` unread events wait (the newest; the summary's
+    /// ``RecognitionDrops/eventsDropped`` counts the others), so a sequence nobody reads costs bounded memory.
     public let events: AsyncStream<RecognitionEvent>
     /// The callback core, for what the async API does not cover.
     public let core: RecognitionCore
+    /// Most unread events ``events`` holds.
+    public static let eventBufferLimit = 16_384
     private let started = OneShot<TaskStarted>()
     private let ended = OneShot<RecognitionSummary>()
 
@@ -29,10 +32,17 @@ public final class RecognitionSession: Sendable {
     /// - Throws: ``RecognitionError`` naming the first bad value.
     public init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
         core = try RecognitionCore(configuration: configuration, clock: clock)
-        let (stream, continuation) = AsyncStream.makeStream(of: RecognitionEvent.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(of: RecognitionEvent.self,
+                                                             bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         events = stream
-        core.eventHandler = { [started, ended] event in
-            continuation.yield(event)
+        let dropped = Atomic<Int>(0)
+        core.eventHandler = { [started, ended] original in
+            var event = original // the end's summary and drops count what this stream dropped too
+            if case .completed(var summary) = original {
+                summary.drops.eventsDropped += dropped.load(ordering: .relaxed)
+                event = .completed(summary)
+            }
+            if case .dropped = continuation.yield(event) { dropped.add(1, ordering: .relaxed) }
             switch event {
             case .started(let task): started.resolve(.success(task))
             case .completed(let summary):
@@ -71,10 +81,15 @@ public final class RecognitionSession: Sendable {
 
     /// Ends the audio and waits for the final result and the end of the task.
     /// - Returns: the summary (sentences, delay found, echo removed, speech segments, drops, timings).
-    /// - Throws: ``RecognitionError`` when the session was not running or failed.
+    /// - Throws: ``RecognitionError`` when the session was not running or failed; once a started session has
+    ///   ended on its own (a service error, an early end), the error it ended with.
     @discardableResult
     public func finish() async throws -> RecognitionSummary {
-        try core.finish()
+        do { try core.finish() } catch {
+            // Started and already ended (or ending): its last event holds the outcome.
+            if case .success? = started.peek { return try await ended.value() }
+            throw error
+        }
         return try await ended.value()
     }
 

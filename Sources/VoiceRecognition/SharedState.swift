@@ -10,6 +10,8 @@ final class SharedState: Sendable {
     let micPushes = Atomic<Int>(0)
     /// Processed bytes the streaming client did not take. Front-end drain thread.
     let audioBytesNotSent = Atomic<Int>(0)
+    /// Service events dropped because the event thread was too far behind (``AudioForwarder/backlogLimit``).
+    let eventsDropped = Atomic<Int>(0)
     let lifecycle = Mutex<Lifecycle>(.created)
     /// The event handler, boxed: a read copies one class reference and nothing is written back (see
     /// ``HandlerBox``).

@@ -20,7 +20,7 @@ struct NuiFailure: Error {
         .NUI_ERR_CONNECTION_CLOSED: "the connection closed while the task ran",
         .NUI_ERR_CONNECTION_FAILED: "the connection failed",
         .NUI_ERR_TASK_FAILED: "the service failed the task",
-        .NUI_ERR_MALFORMED_MESSAGE: "the service sent a message that is not the protocol's",
+        .NUI_ERR_MALFORMED_MESSAGE: "the service broke the protocol",
         .NUI_ERR_UNSUPPORTED_SAMPLE_RATE: "the sample rate is not supported (NLS takes 8000 or 16000 Hz; AEC and VAD not 8000)",
         .NUI_ERR_INVALID_PATH: "--debug-path is not a usable directory",
         .NUI_ERR_FRONT_END: "the on-device front end refused its settings",

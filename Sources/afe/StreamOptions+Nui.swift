@@ -46,8 +46,9 @@ extension StreamOptions {
     /// `nui_set_params`'s parameters for audio at `sampleRate` Hz: the service's settings under `nls_config`, the
     /// on-device front end at the top level from `--aec`, `--suppression` and `--ns`.
     func recognitionParameters(sampleRate: Int, hasReference: Bool) throws -> String {
-        // A file streamed faster than real time may leave a slow recognizer far behind: up to 60 s for the last result.
-        var config: [String: Any] = ["sr_format": format, "sample_rate": sampleRate, "model": model, "finish_timeout": 60000]
+        // finish_timeout stays the SDK's own (10 s): the feeder keeps the mic at most StreamCommand.maximumLead (1 s)
+        // ahead of the processed audio, so the recognizer is never far behind when the audio ends.
+        var config: [String: Any] = ["sr_format": format, "sample_rate": sampleRate, "model": model]
         if let maxSentenceSilence { config["max_sentence_silence"] = maxSentenceSilence }
         var parameters: [String: Any] = ["service_type": 4, "nls_config": config, "enable_vad": true]
         parameters["enable_aec"] = echoCancellation(hasReference: hasReference)

@@ -46,6 +46,7 @@ struct StreamReport {
             if drops.frontEnd.referenceRefusedBytes > 0 { parts.append("reference pushes refused \(drops.frontEnd.referenceRefusedBytes) B") }
         }
         if drops.audioBytesNotSent > 0 { parts.append("audio not sent \(drops.audioBytesNotSent) B") }
+        if drops.eventsDropped > 0 { parts.append("service events dropped \(drops.eventsDropped)") }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }

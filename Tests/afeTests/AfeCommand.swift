@@ -15,8 +15,10 @@ struct AfeCommand {
         .deletingLastPathComponent()
     static let vectors = root.appendingPathComponent("TestVectors")
 
-    /// The `afe` executable built with the tests (same build directory as the test bundle).
+    /// The `afe` executable built with the tests (same build directory as the test bundle), or `AFE_BINARY` when
+    /// set (Scripts/hostile-tests.sh points it at the release build, what ships).
     static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["AFE_BINARY"], !path.isEmpty { return path }
         let besideBundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("afe").path
         if FileManager.default.isExecutableFile(atPath: besideBundle) { return besideBundle }

@@ -67,7 +67,8 @@ public struct DropCounts: Sendable, Equatable {
     /// Reference samples (processing rate) overwritten before they were used.
     public var referenceDroppedSamples: Int = 0
     /// Reference samples (processing rate) that had not arrived when their mic frame was processed (read as
-    /// silence). Not counted between `setPlaying(false)` and `setPlaying(true)`, when no reference is expected.
+    /// silence). Not counted before the first reference push (an app that never pushes one uses no reference)
+    /// nor between `setPlaying(false)` and `setPlaying(true)`, when no reference is expected.
     public var referenceMissingSamples: Int = 0
     /// Events the delegate/sequence could not take (never happens: the audio thread waits for room instead).
     public var eventOverruns: Int = 0

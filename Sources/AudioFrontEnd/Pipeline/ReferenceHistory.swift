@@ -7,13 +7,18 @@ import Synchronization
 /// positions not yet written read as silence (counted as missing), positions already overwritten before they
 /// were used read as silence (counted as dropped). One producer thread, one consumer thread; real-time safe.
 final class ReferenceHistory: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: the producer writes slots at and after `written` only; the consumer
-    // copies slots before `written` and re-checks `written` afterwards, discarding any slot the producer may
-    // have overwritten meanwhile (positions older than written − capacity).
+    // Invariant for @unchecked Sendable (a seqlock over positions): before the producer overwrites slots it
+    // announces how far it will write (`reserved`, then a release fence); it publishes the samples by storing
+    // `written`. The consumer copies slots before `written`, then fences (acquire) and reads `reserved`, and
+    // discards every slot the producer may have overwritten meanwhile (positions older than reserved − capacity).
+    // Without the announcement a slot overwritten during the copy passed the re-check of `written` (which the
+    // producer had not moved yet); without the fences the copy's loads may move past the re-check on ARM64.
     private let storage: UnsafeMutablePointer<Int16>
     private let mask: Int
     let capacity: Int
     private let written = Atomic<Int>(0)
+    /// The end of what the producer writes or has written: ≥ `written`; set before any slot is overwritten.
+    private let reserved = Atomic<Int>(0)
     /// The end of the last range skipped by ``advance(to:)``: silence, not reference, so never counted dropped.
     private let skippedTo = Atomic<Int>(0)
     private var consumedUpTo = 0
@@ -50,6 +55,7 @@ final class ReferenceHistory: @unchecked Sendable {
             w += offset
             remaining = capacity
         }
+        announce(w + remaining)
         while remaining > 0 {
             let start = w & mask
             let n = min(remaining, capacity - start)
@@ -67,6 +73,7 @@ final class ReferenceHistory: @unchecked Sendable {
         let w = written.load(ordering: .relaxed)
         guard position > w else { return }
         // Silence over the skipped slots (at most the whole ring), then publish the new position.
+        announce(position)
         var p = max(w, position - capacity)
         while p < position {
             let start = p & mask
@@ -76,6 +83,12 @@ final class ReferenceHistory: @unchecked Sendable {
         }
         skippedTo.store(position, ordering: .relaxed)
         written.store(position, ordering: .releasing)
+    }
+
+    /// Announces that slots up to `end` are about to be written: the release fence keeps the slot stores after it.
+    private func announce(_ end: Int) {
+        reserved.store(end, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
     }
 
     /// Copies positions `position ..< position + destination.count` into `destination`; positions not available
@@ -106,14 +119,17 @@ final class ReferenceHistory: @unchecked Sendable {
                 p += n
             }
         }
-        // Zero what was not there, and what the producer may have overwritten during the copy.
-        let after = written.load(ordering: .acquiring)
+        // Zero what was not there, and what the producer may have overwritten during the copy (the fence keeps
+        // the copy's loads before the load of `reserved`).
+        atomicMemoryFence(ordering: .acquiring)
+        let after = reserved.load(ordering: .relaxed)
         let validStart = max(availableStart, after - capacity)
         zero(target, from: 0, to: max(0, min(count, validStart - position)))
         zero(target, from: max(0, availableEnd - position), to: count)
         guard accounting else { return }
         consumedUpTo = max(consumedUpTo, skippedTo.load(ordering: .relaxed))
-        if end > before && countsMissing { missingCount += end - max(position, before, 0) }
+        // Before the first reference sample nothing is missing: the app plays nothing yet, or never pushes one.
+        if end > before && countsMissing && before > 0 { missingCount += end - max(position, before, 0) }
         // Count reference that was overwritten before anyone used it.
         let lostEnd = min(end, after - capacity)
         if lostEnd > consumedUpTo { droppedCount += lostEnd - consumedUpTo }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The SDK's callback thread: a serial queue that runs delegate calls one at a time, in the order they were
 /// posted, never on the caller's thread and never while NeoNui holds its lock. A callback may call back into
@@ -6,11 +7,24 @@ import Foundation
 final class CallbackQueue: @unchecked Sendable { // immutable
     private let queue = DispatchQueue(label: "NeoNui.callbacks")
     private let key = DispatchSpecificKey<Bool>()
+    private let pending = Atomic<Int>(0)
+    /// Most callbacks waiting before ``isFull`` holds: NeoNui then drops service results (counted in the dialog
+    /// summary's `drops.eventsDropped`) so an app slower than the server cannot grow memory without limit.
+    static let backlogLimit = 16_384
 
     init() { queue.setSpecific(key: key, value: true) }
 
     /// Runs `body` on the callback thread after everything posted before. Any thread; returns at once.
-    func post(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+    func post(_ body: @escaping @Sendable () -> Void) {
+        pending.add(1, ordering: .relaxed)
+        queue.async { [self] in
+            body()
+            pending.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Whether ``backlogLimit`` callbacks wait. Any thread.
+    var isFull: Bool { pending.load(ordering: .relaxed) >= Self.backlogLimit }
 
     /// Holds back the callbacks not yet started until ``resume()`` (one resume per suspend). A callback already
     /// running finishes. Any thread.

@@ -33,6 +33,7 @@ extension NuiResultCode {
             .taskFailed: .NUI_ERR_TASK_FAILED,
             .malformedMessage: .NUI_ERR_MALFORMED_MESSAGE,
             .oversizedMessage: .NUI_ERR_MALFORMED_MESSAGE,
+            .protocolViolation: .NUI_ERR_MALFORMED_MESSAGE,
             .connectionFailed: .NUI_ERR_CONNECTION_FAILED,
         ]
         self = table[code] ?? .NUI_ERR_CONNECTION_FAILED

@@ -78,7 +78,8 @@ public enum NuiResultCode: Int32, Sendable, CaseIterable, Error {
     case NUI_ERR_CONNECTION_CLOSED = 240311
     /// The server reported the task failed (task-failed / TaskFailed); `nui_get_all_response` has its JSON.
     case NUI_ERR_TASK_FAILED = 240312
-    /// The server sent something that is not the protocol's JSON, or a message that is too long.
+    /// The server broke the protocol: a message that is not its JSON or is too long (or claims to be), a binary
+    /// frame, or the task finished before the client's finish.
     case NUI_ERR_MALFORMED_MESSAGE = 240313
 
     /// An internal failure (please report it).

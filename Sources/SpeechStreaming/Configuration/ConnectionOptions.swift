@@ -29,6 +29,11 @@ public struct ConnectionOptions: Sendable, Equatable {
     public var reconnection: ReconnectionPolicy
     /// The `User-Agent` header.
     public var userAgent: String
+    /// Most events ``SpeechStreamingSession/events`` holds for a consumer that has not read them yet: beyond
+    /// it the oldest are dropped and counted (``SessionStatistics/streamEventsDropped``), so a sequence nobody
+    /// reads costs a bounded amount of memory. 0: the sequence is not fed at all (for delegate-only use; it
+    /// only finishes on close). The delegate always gets every event. Default 4096.
+    public var eventBufferLimit: Int = 4096
 
     public init(caFilePath: String? = nil, connectTimeout: Duration = .seconds(10),
                 startTimeout: Duration = .seconds(10), finishTimeout: Duration = .seconds(10),
@@ -64,6 +69,9 @@ public struct ConnectionOptions: Sendable, Equatable {
         }
         guard maxMessageBytes >= 1024 else {
             throw SpeechStreamingError(.invalidConfiguration, "maxMessageBytes must be at least 1024")
+        }
+        guard (0...(1 << 20)).contains(eventBufferLimit) else {
+            throw SpeechStreamingError(.invalidConfiguration, "eventBufferLimit must be 0 to 1048576")
         }
         guard (4096...(1 << 28)).contains(audioQueueCapacityBytes) else {
             throw SpeechStreamingError(.invalidConfiguration, "audioQueueCapacityBytes must be 4 KiB to 256 MiB")

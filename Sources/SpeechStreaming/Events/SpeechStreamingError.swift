@@ -40,10 +40,16 @@ public struct SpeechStreamingError: Error, Sendable, Equatable, CustomStringConv
         public static let connectionClosed = Code("connectionClosed")
         /// The server reported the task failed (task-failed / TaskFailed); ``serverCode`` holds its code.
         public static let taskFailed = Code("taskFailed")
-        /// The server sent a message that is not the protocol's JSON.
+        /// The server sent a message that is not the protocol's JSON (including JSON nested deeper than the
+        /// 512 levels Foundation's parser takes).
         public static let malformedMessage = Code("malformedMessage")
-        /// The server sent a message longer than ``ConnectionOptions/maxMessageBytes``.
+        /// The server sent a message longer than ``ConnectionOptions/maxMessageBytes``, or a frame header
+        /// claiming more (refused from the header, before anything is buffered).
         public static let oversizedMessage = Code("oversizedMessage")
+        /// The server broke the protocol's order or framing: it finished the task before the client's
+        /// finish-task / StopTranscription (audio not yet sent is counted in the message and in
+        /// ``SessionStatistics/audioBytesDropped``), or sent a binary frame (ASR servers send only JSON text).
+        public static let protocolViolation = Code("protocolViolation")
         /// Any other connection failure.
         public static let connectionFailed = Code("connectionFailed")
     }

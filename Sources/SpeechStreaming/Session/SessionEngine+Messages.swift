@@ -27,13 +27,23 @@ extension SessionEngine {
                                                           text: t.text, language: t.language, isFinal: t.isFinal,
                                                           rawJSON: text)))
             case .completed:
-                feed(.taskCompleted)
+                if case .finishing = machine.phase { feed(.taskCompleted) } else { feed(.failure(earlyCompletion())) }
             case .failed(let code, let message):
                 feed(.failure(SpeechStreamingError(.taskFailed, message.isEmpty ? "the server failed the task" : message,
                                                    serverCode: code, rawJSON: text)))
             }
             if machine.phase == .idle { break }
         }
+    }
+
+    /// task-finished / TranscriptionCompleted before the client's finish-task: the server dropped the rest of
+    /// the audio, so the task failed. The message counts what went out and what was queued (dropped with it).
+    private func earlyCompletion() -> SpeechStreamingError {
+        let sent = counters.audioBytesSent.load(ordering: .relaxed)
+        let queued = ring.queuedBytes + pendingAudioBytes
+        return SpeechStreamingError(.protocolViolation, "the server finished the task before the client finished "
+                                    + "sending audio: \(sent) bytes of audio sent, \(queued) queued bytes not sent "
+                                    + "(audio sent after this is refused)", rawJSON: currentRaw)
     }
 
     private func announce(_ id: Int, begin: Int, raw: String) {

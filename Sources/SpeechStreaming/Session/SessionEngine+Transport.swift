@@ -19,9 +19,16 @@ extension SessionEngine: WebSocketTransportDelegate {
     func transportDidReceiveFrame() { feed(.received) }
 
     func transportDidReceiveOversizedMessage(bytes: Int) {
-        feed(.failure(SpeechStreamingError(.oversizedMessage, "the server sent a message of \(bytes) bytes, "
-                                           + "more than the limit of \(options.maxMessageBytes)")))
+        feed(.failure(SpeechStreamingError(.oversizedMessage, "the server sent (or its frame header claimed) a message "
+                                           + "of \(bytes) bytes, more than the limit of \(options.maxMessageBytes)")))
     }
+
+    func transportDidReceiveBinary(bytes: Int) {
+        feed(.failure(SpeechStreamingError(.protocolViolation, "the server sent a binary frame of \(bytes) bytes; "
+                                           + "the ASR protocols send only JSON text")))
+    }
+
+    func transportDidSendClose() { closeWritten() }
 
     func transportDidClose(code: Int?, reason: String) {
         let detail = code.map { " (close code \($0)\(reason.isEmpty ? "" : ": \(reason)"))" } ?? ""

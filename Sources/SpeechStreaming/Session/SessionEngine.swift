@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The network-thread half of a session: carries out the ``SessionMachine``'s actions over a
@@ -11,6 +12,8 @@ final class SessionEngine: @unchecked Sendable {
         case start(epoch: UInt32)
         case stop
         case cancel
+        /// Cancel, then signal ``closeFrameSent`` once the close frame is out.
+        case close
         case updateContext([ContextMessage])
     }
 
@@ -18,12 +21,14 @@ final class SessionEngine: @unchecked Sendable {
     let options: ConnectionOptions
     let transport: WebSocketTransport
     let ring: AudioRing
-    let counters = StatisticsCounters()
+    let counters: StatisticsCounters
     let control: SessionControl
     let delivery: EventDelivery
     let wakePending = Atomic<Bool>(false)
     private let wakeThreshold: Int
     private let commands = Locked<[Command]>([])
+    private let closeFrameSent = DispatchSemaphore(value: 0)
+    private let isShutDown = Atomic<Bool>(false)
 
     // Service thread only.
     var machine: SessionMachine
@@ -39,6 +44,7 @@ final class SessionEngine: @unchecked Sendable {
     private var pacer: CatchUpPacer?
     private var texts: [String] = []
     private var pingPending = false
+    private var closeRequested = false
     private let frameBytes: Int
     private let frameMilliseconds: Int
     private let scratch: UnsafeMutableRawPointer
@@ -49,7 +55,9 @@ final class SessionEngine: @unchecked Sendable {
     private var latestContext: [ContextMessage]?
     var sentences = SentenceTracker()
 
-    init(wire: any WireProtocol, options: ConnectionOptions, control: SessionControl, delivery: EventDelivery) throws {
+    init(wire: any WireProtocol, options: ConnectionOptions, control: SessionControl, delivery: EventDelivery,
+         counters: StatisticsCounters) throws {
+        self.counters = counters
         self.wire = wire
         self.options = options
         self.control = control
@@ -106,7 +114,22 @@ final class SessionEngine: @unchecked Sendable {
         transport.wake()
     }
 
-    func shutdown() { transport.shutdown() }
+    /// Posts `cancel`, waits until the connection's close frame (1000) has been written, at most
+    /// ``closeFrameWait``, then stops the network thread. Any thread but the network thread.
+    func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        post(.close)
+        _ = closeFrameSent.wait(timeout: .now() + Self.closeFrameWait)
+        transport.shutdown()
+    }
+
+    /// The longest `close()` waits for the close frame to go out (a server that stopped reading never takes it).
+    static let closeFrameWait = DispatchTimeInterval.seconds(1)
+
+    /// The close frame was written, or there was none to write.
+    func closeWritten() {
+        if closeRequested { closeFrameSent.signal() }
+    }
 
     var statistics: SessionStatistics { counters.snapshot(overruns: ring.overruns.load(ordering: .relaxed)) }
 
@@ -176,6 +199,7 @@ final class SessionEngine: @unchecked Sendable {
     private func endTask() {
         control.endTask(epoch: taskEpoch)
         taskEpoch = 0
+        counters.audioBytesDropped.wrappingAdd(pendingAudioBytes, ordering: .relaxed)
         dropStaleAudio()
         assembler.reset()
         replay.reset()
@@ -224,6 +248,10 @@ final class SessionEngine: @unchecked Sendable {
                 transport.requestWrite()
             case .cancel:
                 feed(.cancel)
+            case .close:
+                closeRequested = true
+                feed(.cancel)
+                if transport.closing.isEmpty { closeWritten() }
             case .updateContext(let context):
                 // The server takes continue-task only once the task has started; until then (and for the
                 // new task after a reconnection) the latest context waits and goes out with the audio.
@@ -244,6 +272,7 @@ final class SessionEngine: @unchecked Sendable {
                 ring.read(length: record.length, into: scratch)
                 assembler.append(UnsafeRawBufferPointer(start: scratch, count: record.length))
             } else if record.epoch != producerEpoch {
+                counters.audioBytesDropped.wrappingAdd(record.length, ordering: .relaxed)
                 ring.skip(length: record.length)
             } else {
                 break // a newer task's audio, queued before its start command arrived
@@ -254,9 +283,13 @@ final class SessionEngine: @unchecked Sendable {
     func dropStaleAudio() {
         let producerEpoch = control.audioEpoch.load(ordering: .acquiring)
         while let record = ring.peek(), record.epoch != taskEpoch || taskEpoch == 0, record.epoch != producerEpoch {
+            counters.audioBytesDropped.wrappingAdd(record.length, ordering: .relaxed)
             ring.skip(length: record.length)
         }
     }
+
+    /// Audio taken from the ring that has not gone out yet (a partial frame in the assembler).
+    var pendingAudioBytes: Int { assembler.pendingBytes }
 
     /// The next frame for the socket: control messages first, then a ping, then replayed and live audio.
     func nextOutgoing() -> OutgoingFrame? {

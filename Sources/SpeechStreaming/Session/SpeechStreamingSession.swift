@@ -15,7 +15,8 @@
 /// closing, a silent server, malformed or oversized messages, timeouts) becomes exactly one
 /// ``SpeechEvent/error(_:)`` within the configured timeouts, and nothing more is sent until the next start.
 public final class SpeechStreamingSession: @unchecked Sendable { // immutable references to thread-safe parts
-    /// Every event of the session in order, for one consumer. It finishes when the session closes.
+    /// Every event of the session in order, for one consumer. It finishes when the session closes. It holds
+    /// at most ``ConnectionOptions/eventBufferLimit`` unread events (the newest; drops are counted).
     public let events: AsyncStream<SpeechEvent>
 
     private let engine: SessionEngine
@@ -39,10 +40,15 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
     }
 
     init(wire: any WireProtocol, options: ConnectionOptions) throws {
-        let (stream, continuation) = AsyncStream.makeStream(of: SpeechEvent.self, bufferingPolicy: .unbounded)
+        let limit = options.eventBufferLimit
+        let (stream, continuation) = AsyncStream.makeStream(of: SpeechEvent.self,
+                                                             bufferingPolicy: .bufferingNewest(max(1, limit)))
         events = stream
-        delivery = EventDelivery(continuation: continuation, redactor: Redactor(secrets: wire.secrets))
-        engine = try SessionEngine(wire: wire, options: options, control: control, delivery: delivery)
+        let counters = StatisticsCounters()
+        delivery = EventDelivery(continuation: limit > 0 ? continuation : nil, counters: counters,
+                                 redactor: Redactor(secrets: wire.secrets))
+        if limit == 0 { continuation.finish() }
+        engine = try SessionEngine(wire: wire, options: options, control: control, delivery: delivery, counters: counters)
         delivery.attach(self)
     }
 
@@ -103,12 +109,12 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
         engine.post(.updateContext(context))
     }
 
-    /// Ends the session: abandons any task, closes the connection, stops the network thread and finishes
-    /// ``events``. Idempotent. Any thread except inside lws (never the delegate's problem: the delegate
-    /// runs on its own queue). Blocks until the network thread has stopped.
+    /// Ends the session: abandons any task, closes the connection with a WebSocket close frame (1000), stops the
+    /// network thread and finishes ``events``. Idempotent. Any thread except inside lws (never the delegate's
+    /// problem: the delegate runs on its own queue). Blocks until the close frame is written (at most 1 s, for a
+    /// server that stopped reading) and the network thread has stopped.
     public func close() {
         control.endTask(epoch: nil, closing: true)
-        engine.post(.cancel)
         engine.shutdown()
         delivery.finish()
     }

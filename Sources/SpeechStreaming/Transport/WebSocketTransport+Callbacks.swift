@@ -12,7 +12,7 @@ extension WebSocketTransport {
             delegate?.transportWoke()
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
-            closing.remove(wsi)
+            if closing.remove(wsi) != nil, closing.isEmpty { delegate?.transportDidSendClose() }
             if wsi == connection { connection = nil; connectionOpen = false }
             return 0
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
@@ -26,7 +26,10 @@ extension WebSocketTransport {
         }
         if closing.contains(wsi) {
             if reason == LWS_CALLBACK_CLIENT_WRITEABLE {
+                // lws writes the close frame (1000) when this returns -1, before it services anything else.
                 lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
+                closing.remove(wsi)
+                if closing.isEmpty { delegate?.transportDidSendClose() }
                 return -1
             }
             return 0
@@ -65,29 +68,37 @@ extension WebSocketTransport {
         return 0
     }
 
+    /// Collects a text message's fragments. The frame header's length claim is checked before anything is
+    /// kept: a message that is or claims to be over ``maxMessageBytes`` is reported as soon as that is known
+    /// (a frame claiming 2^62 bytes, at its first bytes) and nothing more of it is buffered. A binary frame is
+    /// reported once, at its first bytes (ASR servers send only text).
     private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) {
         delegate?.transportDidReceiveFrame()
+        let remaining = Int(clamping: UInt(lws_remaining_packet_payload(wsi)))
         if lws_is_first_fragment(wsi) != 0 {
             receiveBuffer.removeAll(keepingCapacity: true)
             receiveOverflowBytes = 0
+            if lws_frame_is_binary(wsi) != 0 {
+                delegate?.transportDidReceiveBinary(bytes: length.addingReportingOverflow(remaining).partialValue)
+            }
         }
-        if lws_frame_is_binary(wsi) != 0 { return } // ASR servers send no binary frames; ignored.
-        if receiveOverflowBytes > 0 || receiveBuffer.count + length > maxMessageBytes {
-            receiveOverflowBytes = max(receiveOverflowBytes, receiveBuffer.count) + length
+        if lws_frame_is_binary(wsi) != 0 { return }
+        if receiveOverflowBytes > 0 { return } // already reported; the rest of the message is skipped
+        let claimed = receiveBuffer.count.addingReportingOverflow(length).partialValue
+            .addingReportingOverflow(remaining)
+        if claimed.overflow || claimed.partialValue > maxMessageBytes {
+            receiveOverflowBytes = claimed.overflow ? Int.max : claimed.partialValue
             receiveBuffer.removeAll(keepingCapacity: false)
-        } else if let input, length > 0 {
+            delegate?.transportDidReceiveOversizedMessage(bytes: receiveOverflowBytes)
+            return
+        }
+        if let input, length > 0 {
             receiveBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return }
-        if receiveOverflowBytes > 0 {
-            let bytes = receiveOverflowBytes
-            receiveOverflowBytes = 0
-            delegate?.transportDidReceiveOversizedMessage(bytes: bytes)
-        } else {
-            let text = String(decoding: receiveBuffer, as: UTF8.self)
-            receiveBuffer.removeAll(keepingCapacity: true)
-            delegate?.transportDidReceiveText(text)
-        }
+        guard lws_is_final_fragment(wsi) != 0, remaining == 0 else { return }
+        let text = String(decoding: receiveBuffer, as: UTF8.self)
+        receiveBuffer.removeAll(keepingCapacity: true)
+        delegate?.transportDidReceiveText(text)
     }
 
     /// Writes one frame; asks for another callback when one was written. The corresponding C function is

@@ -14,9 +14,13 @@ protocol WebSocketTransportDelegate: AnyObject {
     func transportDidFail(reason: String, httpStatus: Int)
     /// A frame arrived (text, binary or pong): the server is alive.
     func transportDidReceiveFrame()
-    /// A whole text message arrived, or (`oversized`) one longer than the limit was dropped.
+    /// A whole text message arrived, or (`oversized`) one longer than the limit (or whose frame header claims
+    /// more) is being dropped, or a binary frame arrived (its claimed length).
     func transportDidReceiveText(_ text: String)
     func transportDidReceiveOversizedMessage(bytes: Int)
+    func transportDidReceiveBinary(bytes: Int)
+    /// The close frames of every connection being closed have been written (or those connections are gone).
+    func transportDidSendClose()
     /// An open connection closed; `code` is the peer's close code when it sent one.
     func transportDidClose(code: Int?, reason: String)
     /// The socket can take a frame: the next one to send, or nil.
@@ -60,6 +64,7 @@ final class WebSocketTransport: @unchecked Sendable {
     /// The connection in use; callbacks from any other wsi (closing ones) are not reported.
     var connection: OpaquePointer?
     var connectionOpen = false
+    /// Connections whose close frame is still to be written.
     var closing: Set<OpaquePointer> = []
     var headers: [(name: String, value: String)] = []
     private var connectStrings: [UnsafeMutablePointer<CChar>] = []

@@ -37,6 +37,8 @@ final class FrontEndAccountingTests: XCTestCase {
             let expected = sampleCount * outputRate / micRate
             let label = "mic \(micRate) Hz → processing \(processingRate) → output \(outputRate), seed \(seed)"
             XCTAssertEqual(summary.micSamplesPushed, sampleCount, label)
+            // No reference was ever pushed: nothing of it is missing (it was 160,320 samples per 10 s before).
+            XCTAssertEqual(summary.drops, DropCounts(), label)
             XCTAssertEqual(collector.audio.count, expected, label)
             XCTAssertEqual(summary.outputSamples, expected, label)
             guard case .finished = collector.events.last else { return XCTFail("finished is not last: \(label)") }

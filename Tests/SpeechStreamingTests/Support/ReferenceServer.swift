@@ -17,8 +17,10 @@ final class ReferenceServer: @unchecked Sendable { // used by one test thread
     private let input = Pipe()
     private let directory: URL
 
-    /// Starts the server with extra command-line arguments (faults, --api-key, TLS files, ...).
-    init(_ arguments: [String] = []) throws {
+    /// Starts the server with extra command-line arguments (faults, --api-key, TLS files, ...); `script` is
+    /// another server with the same command-line contract (--host, --port, --log, `LISTENING <port>`), such as
+    /// Scripts/hostile-server/hostile_server.py.
+    init(_ arguments: [String] = [], script: String = "Scripts/reference-server/server.py") throws {
         try Self.ensureEnvironment()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("refserver-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -27,7 +29,7 @@ final class ReferenceServer: @unchecked Sendable { // used by one test thread
         let errorPath = directory.appendingPathComponent("stderr.txt").path
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.root.appendingPathComponent("Scripts/reference-server/server.py").path,
+        process.arguments = [Self.root.appendingPathComponent(script).path,
                              "--host", "127.0.0.1", "--port", "0", "--log", logPath] + arguments
         process.standardInput = input
         process.standardOutput = output
@@ -41,6 +43,11 @@ final class ReferenceServer: @unchecked Sendable { // used by one test thread
                 "server did not start: \(line ?? "no output") \(errors)"])
         }
         self.port = port
+    }
+
+    /// The hostile server (Scripts/hostile-server) in `mode` (`NAME[:key=value,...]`).
+    static func hostile(_ mode: String) throws -> ReferenceServer {
+        try ReferenceServer(["--mode", mode], script: "Scripts/hostile-server/hostile_server.py")
     }
 
     deinit { stop() }

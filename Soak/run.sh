@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Soaks of the release build through every public surface against the local reference server (127.0.0.1).
+#
+#   Soak/run.sh            10 minutes of audio per protocol and format (DashScope PCM, DashScope Opus, NLS) through
+#                          RecognitionCore, RecognitionSession, NeoNui, libnui.so from C and `afe stream`, at full
+#                          speed with partials; then 200 dialogs on one NeoNui and on libnui.so.
+#   AFE_SOAK=1 Soak/run.sh also one hour at real time through NeoNui (memory flat after the first minute).
+#   AFE_SOAK_MINUTES=N     minutes per long run (default 10); AFE_SOAK_DIALOGS=N dialogs (default 200).
+#
+# Each run checks itself (see Soak/README.md) and Soak/check.py checks it against the server's log. Exit 0 when
+# every run passed. Costs about 4 minutes on 2 cores (the release build included when it is up to date).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+minutes="${AFE_SOAK_MINUTES:-10}"
+dialogs="${AFE_SOAK_DIALOGS:-200}"
+seconds=$((minutes * 60))
+python=.venv/bin/python
+bin=.build/release
+
+echo "== Soak: release build"
+swift build -c release --product afe-soak 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -1
+swift build -c release --product afe 2>&1 | tail -1
+swift build -c release --product nui 2>&1 | tail -1
+cc -std=c99 -O2 -Wall -I Sources/CNui/include -I Tests/NuiCProgram Soak/nui_soak.c Tests/NuiCProgram/nui_demo_support.c \
+  -L "$bin" -lnui -Wl,-rpath,"$PWD/$bin" -lpthread -o "$bin/nui_soak"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  exec 9>&- 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+sox TestVectors/doubletalk_ser0db_16k.wav "$work/mic.wav" repeat $((seconds / 21 + 1)) trim 0 "$seconds"
+sox TestVectors/farend_16k.wav "$work/reference.wav" repeat $((seconds / 21 + 1)) trim 0 "$seconds"
+sox TestVectors/doubletalk_ser0db_16k.wav "$work/mic2.wav" trim 0 2
+sox TestVectors/farend_16k.wav "$work/reference2.wav" trim 0 2
+
+# The server exits when its stdin closes: keep a pipe open on fd 9 for the whole run.
+mkfifo "$work/stdin"
+"$python" Scripts/reference-server/server.py --host 127.0.0.1 --port 0 --log "$work/server.log" \
+  < "$work/stdin" > "$work/port" 2> "$work/server.err" &
+server_pid=$!
+exec 9> "$work/stdin"
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+port="$(awk '/LISTENING/ {print $2}' "$work/port")"
+[ -n "$port" ] || { echo "soak: the reference server did not start"; cat "$work/server.err"; exit 1; }
+
+failed=0
+# run NAME PROTOCOL FORMAT SURFACE COMMAND...: runs one soak, then checks it against the server log.
+run() {
+  local name="$1" protocol="$2" surface="$4"; shift 4
+  local from; from=$(wc -l < "$work/server.log" 2>/dev/null || echo 0)
+  local start=$SECONDS
+  local status=0
+  "$@" > "$work/out" 2>&1 || status=$?
+  local figures; figures="$(grep -aE '^(soak |\{"|  sent:|  drops:|afe:)' "$work/out" | tail -3 | tr '\n' ' ' | cut -c1-600)"
+  echo "-- $name ($((SECONDS - start)) s, exit $status): $figures"
+  if [ "$status" -ne 0 ] || ! "$python" Soak/check.py --log "$work/server.log" --from "$from" --protocol "$protocol" \
+      --surface "$surface" "$work/out"; then
+    failed=$((failed + 1))
+    echo "   FAILED: $name"
+  fi
+}
+
+echo "== Soak: $minutes minutes of audio per protocol and format, every surface, full speed"
+for combination in "dashscope pcm /api-ws/v1/inference" "dashscope opus /api-ws/v1/inference" "nls pcm /ws/v1"; do
+  set -- $combination
+  protocol=$1 format=$2 url="ws://127.0.0.1:$port$3"
+  for surface in core session nui; do
+    run "$surface $protocol $format" "$protocol" "$format" "$surface" \
+      "$bin/afe-soak" "$surface" --url "$url" --protocol "$protocol" --format "$format" --seconds "$seconds"
+  done
+  run "libnui.so $protocol $format" "$protocol" "$format" c \
+    "$bin/nui_soak" "$url" "$work/mic.wav" "$work/reference.wav" long "$seconds" 20 "$format"
+  run "afe stream $protocol $format" "$protocol" "$format" afe \
+    "$bin/afe" stream --mic "$work/mic.wav" --reference "$work/reference.wav" --url "$url" --protocol "$protocol" \
+      --format "$format" --app-key soak-appkey
+done
+
+echo "== Soak: $dialogs dialogs on one instance"
+url="ws://127.0.0.1:$port/api-ws/v1/inference"
+run "NeoNui, $dialogs dialogs" dashscope pcm dialogs \
+  "$bin/afe-soak" dialogs --url "$url" --dialogs "$dialogs" --dialog-seconds 2
+run "libnui.so, $dialogs dialogs" dashscope pcm c \
+  "$bin/nui_soak" "$url" "$work/mic2.wav" "$work/reference2.wav" dialogs "$dialogs" 2 30 pcm
+
+if [ "${AFE_SOAK:-0}" = "1" ]; then
+  echo "== Soak: one hour at real time through NeoNui (AFE_SOAK=1)"
+  run "NeoNui, 1 hour real time" dashscope pcm nui \
+    "$bin/afe-soak" nui --url "$url" --seconds 3600 --realtime
+fi
+
+if [ "$failed" -ne 0 ]; then
+  echo "soak: $failed runs failed"
+  exit 1
+fi
+echo "soak: every run passed"

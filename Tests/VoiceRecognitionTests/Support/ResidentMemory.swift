@@ -1,0 +1,1 @@
+../../SpeechStreamingTests/Support/ResidentMemory.swift
