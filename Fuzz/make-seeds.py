@@ -63,15 +63,16 @@ sentence = {"begin_time": 170, "end_time": 920, "text": "好，我知道了", "h
 partial = dict(sentence, end_time=None, sentence_end=False)
 started, finished = dash("task-started"), dash("task-finished", {"output": {}, "usage": None})
 result = lambda s: dash("result-generated", {"output": {"sentence": s}, "usage": {"duration": 3}})
-put("FuzzServerMessages", "dashscope-flow", "\n".join(["d", started, result(partial), result(sentence), finished]))
+put("FuzzServerMessages", "dashscope-flow", "\n".join(["d", started, result(partial), result(sentence), "!finish",
+                                                      finished]))
 put("FuzzServerMessages", "dashscope-opus-reconnect", "\n".join(["f", started, result(sentence), "!reconnect", started,
-                                                                 result(dict(sentence, sentence_id=1)), finished]))
+                                                                 result(dict(sentence, sentence_id=1)), "!finish", finished]))
 put("FuzzServerMessages", "dashscope-heartbeat", "\n".join([
     "d", started, j({"header": {"event": "result-generated"},
                      "payload": {"output": {"sentence": {"text": "", "heartbeat": True, "sentence_id": 0}}}})]))
 gummy = {"sentence_id": 0, "begin_time": 100, "end_time": 2720, "text": "这是一句", "sentence_end": True}
 put("FuzzServerMessages", "dashscope-gummy", "\n".join(["d", started, dash("result-generated", {"output": {
-    "translations": [dict(gummy, text="This is a text.", lang="en")], "transcription": gummy}}), finished]))
+    "translations": [dict(gummy, text="This is a text.", lang="en")], "transcription": gummy}}), "!finish", finished]))
 put("FuzzServerMessages", "dashscope-failed", "\n".join(["d", started, dash(
     "task-failed", error_code="CLIENT_ERROR", error_message="request timeout after 23 seconds.")]))
 put("FuzzServerMessages", "dashscope-malformed", "d\n{\"header\":{}}\n[1,2]\n{\"header\":{\"event\":7}}\n")
@@ -89,7 +90,7 @@ put("FuzzServerMessages", "nls-flow", "\n".join([
     nls("SentenceEnd", {"index": 1, "time": 3260, "begin_time": 1800, "result": "今年双十一我要买电视",
                         "confidence": 0.9, "stash_result": {"sentenceId": 2, "beginTime": 3260, "text": "",
                                                             "currentTime": 3300}}),
-    nls("TranscriptionCompleted")]))
+    "!finish", nls("TranscriptionCompleted")]))
 put("FuzzServerMessages", "nls-failed", "\n".join(["e", nls("TranscriptionStarted", {"session_id": "s1"}),
                                                    j({"header": {"name": "TaskFailed", "status": 40000004,
                                                                  "status_text": "IDLE_TIMEOUT"}})]))

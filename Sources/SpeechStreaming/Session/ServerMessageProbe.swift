@@ -43,8 +43,9 @@ package struct ServerMessageProbe {
     }
 
     /// A fuzz input (Fuzz/corpus/FuzzServerMessages): the first byte picks the protocol (bit 0: DashScope, NLS) and
-    /// the format (bit 1: PCM, Opus); the rest is one server message per line, and a line `!reconnect` drops the
-    /// connection. Returns the events the messages caused.
+    /// the format (bit 1: PCM, Opus); the rest is one server message per line; a line `!finish` is the client's
+    /// finish (a completion after it is normal, before it an error), `!reconnect` a dropped connection. Returns the
+    /// events the messages caused.
     @discardableResult
     package static func run(fuzzInput bytes: UnsafeRawBufferPointer) -> Int {
         guard let first = bytes.first else { return 0 }
@@ -53,7 +54,11 @@ package struct ServerMessageProbe {
                                             format: first & 2 == 0 ? .pcm : .opus)
         for line in bytes.dropFirst().split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             let text = String(decoding: line, as: UTF8.self)
-            if text == "!reconnect" { probe.reconnect() } else { probe.receive(text) }
+            switch text {
+            case "!reconnect": probe.reconnect()
+            case "!finish": probe.finish()
+            default: probe.receive(text)
+            }
         }
         return probe.events
     }
@@ -82,7 +87,11 @@ package struct ServerMessageProbe {
                 _ = translation.sentenceId.map { sentences.sentenceId($0) }
                 events += 1
             case .completed:
-                apply(machine.handle(.taskCompleted, at: clock))
+                if case .finishing = machine.phase {
+                    apply(machine.handle(.taskCompleted, at: clock))
+                } else { // before the client's finish: the server dropped audio (SessionEngine.earlyCompletion)
+                    apply(machine.handle(.failure(SpeechStreamingError(.protocolViolation, "early finish")), at: clock))
+                }
             case .failed(let code, let message):
                 apply(machine.handle(.failure(SpeechStreamingError(.taskFailed, message, serverCode: code,
                                                                    rawJSON: text).redacting(wire.secrets)), at: clock))
@@ -90,6 +99,12 @@ package struct ServerMessageProbe {
             if machine.phase == .idle { break }
         }
         startTaskIfIdle()
+    }
+
+    /// The client stops the task and its audio has gone out: finish-task / StopTranscription is on the wire.
+    package mutating func finish() {
+        apply(machine.handle(.stop, at: clock))
+        apply(machine.handle(.audioDrained, at: clock))
     }
 
     /// The connection drops and the session reconnects: a new server task resumes after the kept audio.
