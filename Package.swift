@@ -86,3 +86,18 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx14
 )
+
+// Coverage-guided fuzz targets (Fuzz/, libFuzzer): only with AFE_FUZZ=1, so the normal `swift build` and
+// `swift test` never build them. Scripts/fuzz.sh builds them with `--sanitize=fuzzer --sanitize=address`.
+if Context.environment["AFE_FUZZ"] == "1" {
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(name: name, dependencies: dependencies, path: "Fuzz/Targets/\(name)")
+    }
+    package.targets += [
+        fuzzTarget("FuzzNuiParameters", ["NuiSDK"]),
+        fuzzTarget("FuzzServerMessages", ["SpeechStreaming"]),
+        fuzzTarget("FuzzAudioFile", ["AudioFrontEnd"]),
+        fuzzTarget("FuzzOggOpus", ["AudioFrontEnd", "SpeechStreaming"]),
+        fuzzTarget("FuzzNuiCalls", ["CNui", "NuiC"]),
+    ]
+}

@@ -8,7 +8,14 @@ bash Scripts/install-dependencies.sh
 bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
 echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui's callbacks and state table under ThreadSanitizer"
-swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
+# A report fails the step: the test process exits 66 (TSan's exitcode) and swift test with it; halt_on_error stops at
+# the first report (checked with a racy test: exit 1 from swift test, default and with halt_on_error).
+TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
+  swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
+echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~2 min cold, ~30 s warm)"
+bash Scripts/asan-tests.sh
+echo "== Fuzz targets, 25 s each (~4.5 min cold: build ~2 min + 5 x 25 s)"
+bash Scripts/fuzz.sh --seconds 25
 echo "== Soaks of the release build: 10 minutes of audio per protocol and format through every surface, 200 dialogs"
 Soak/run.sh
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"

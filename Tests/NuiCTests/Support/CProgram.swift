@@ -35,15 +35,29 @@ enum CProgram {
         }
     }
 
+    /// With `AFE_C_SANITIZE=address` (Scripts/asan-tests.sh, against a libnui.so built with `--sanitize=address`)
+    /// the programs are compiled by the Swift toolchain's clang with AddressSanitizer (the same runtime as the
+    /// library's; `AFE_C_SANITIZE_CLANG_DIR` names its directory), and LeakSanitizer checks them at exit: any report
+    /// makes the program exit non-zero, which fails the test.
+    static var sanitizer: String? { ProcessInfo.processInfo.environment["AFE_C_SANITIZE"] }
+
+    static func compiler(_ plain: String, _ standard: String) -> [String] {
+        guard let sanitizer else { return [plain, standard] }
+        let clang = plain == "cc" ? "clang" : "clang++"
+        return [ProcessInfo.processInfo.environment["AFE_C_SANITIZE_CLANG_DIR"].map { "\($0)/\(clang)" } ?? clang,
+                standard, "-fsanitize=\(sanitizer)", "-fno-omit-frame-pointer", "-g"]
+    }
+
     /// The C program: nui_demo (C99).
     static func compileDemo(into directory: URL) throws -> String {
-        try compile(["nui_demo.c", "nui_demo_support.c"], compiler: ["cc", "-std=c99"], name: "nui_demo",
+        try compile(["nui_demo.c", "nui_demo_support.c"], compiler: compiler("cc", "-std=c99"), name: "nui_demo",
                     into: directory)
     }
 
     /// The C++ program: nui_cpp_smoke (C++11, over nui.hpp).
     static func compileCppSmoke(into directory: URL) throws -> String {
-        try compile(["nui_cpp_smoke.cpp"], compiler: ["c++", "-std=c++11"], name: "nui_cpp_smoke", into: directory)
+        try compile(["nui_cpp_smoke.cpp"], compiler: compiler("c++", "-std=c++11"), name: "nui_cpp_smoke",
+                    into: directory)
     }
 
     /// Compiles `files` of Tests/NuiCProgram (warnings are errors) against the headers and libnui.so into
@@ -71,6 +85,10 @@ enum CProgram {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if sanitizer != nil, let options = ProcessInfo.processInfo.environment["AFE_C_ASAN_OPTIONS"] {
+            // The programs' own sanitizer options (leak checks on), not the test runner's (Scripts/asan-tests.sh).
+            process.environment = ProcessInfo.processInfo.environment.merging(["ASAN_OPTIONS": options]) { $1 }
+        }
         let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("nuic-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
