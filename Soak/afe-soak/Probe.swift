@@ -11,8 +11,15 @@ enum Probe {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    /// Threads of this process (/proc/self/task).
-    static func threadCount() -> Int { entries("/proc/self/task") }
+    /// Threads of this process (/proc/self/task) but libdispatch's workers (named `…qos…`), whose number the
+    /// system varies with load: ours (main, drain, event, network, callback threads) must stay flat exactly.
+    static func threadCount() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return !name.contains("qos")
+        }.count
+    }
 
     /// Open file descriptors (/proc/self/fd, less the one used to list it).
     static func openFileCount() -> Int { max(0, entries("/proc/self/fd") - 1) }
