@@ -7,6 +7,7 @@ packages=(
   libwebsockets-dev
   opus-tools sox flite openssl libopus0
   valgrind
+  espeak-ng chromium # the scenario matrix's TTS voices; its report's rendering test (headless screenshot)
   gcc g++ # cc and c++: NuiCTests compile the C and C++ programs against nui.h / nui.hpp and libnui.so
 )
 missing=()

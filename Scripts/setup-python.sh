@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Creates .venv at the repository root (if missing) and installs the pinned packages of the reference ASR server
-# (Scripts/reference-server/requirements.txt). Idempotent and quiet: prints nothing but errors.
+# (Scripts/reference-server/requirements.txt) and of the scenario matrix (Scripts/scenarios/requirements.txt).
+# Idempotent and quiet: prints nothing but errors.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/.venv"
-requirements="$root/Scripts/reference-server/requirements.txt"
+requirements=("$root/Scripts/reference-server/requirements.txt" "$root/Scripts/scenarios/requirements.txt")
 stamp="$venv/.requirements.sha256"
 
 python=python3
@@ -20,8 +21,8 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import sys" >/dev/nul
   "$python" -m venv "$venv"
 fi
 
-wanted="$(sha256sum "$requirements" | cut -d' ' -f1)"
+wanted="$(cat "${requirements[@]}" | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input "${requirements[@]/#/-r}"
   echo "$wanted" > "$stamp"
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, runs every Swift test, the concurrency stress test
-# again under ThreadSanitizer, the benchmark's deterministic figures, and the reference server's own tests.
+# again under ThreadSanitizer, the benchmark's deterministic figures, the scenario matrix's CI slice and the
+# reference server's own tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
@@ -21,6 +22,8 @@ echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and 
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
 echo "== Hostile peers: the hostile server's self-test, and afe stream as it ships (release) against it"
 bash Scripts/hostile-tests.sh
+echo "== Scenario matrix slice (issue 12): 7 test-half scenarios, thresholds reported, those met today enforced"
+bash Scripts/scenarios/ci-slice.sh
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

@@ -1,3 +1,4 @@
+import AudioFrontEnd
 import CNui
 import Foundation
 import NuiSDK
@@ -28,14 +29,14 @@ final class ListenerBridge: NeoNuiSdkDelegate, @unchecked Sendable { // listener
     /// close follows once that callback returns). Not real-time safe.
     func waitUntilClosed(timeout: TimeInterval = 5) {
         guard !closed.load(ordering: .acquiring),
-              deliveringThread.load(ordering: .relaxed) != UInt(pthread_self()) else { return }
+              deliveringThread.load(ordering: .relaxed) != currentThreadKey() else { return }
         _ = closing.wait(timeout: .now() + timeout)
     }
 
     /// Runs `body` unless the bridge is closed, marking this thread as inside a callback meanwhile.
     private func forward(_ body: () -> Void) {
         guard !closed.load(ordering: .acquiring) else { return }
-        deliveringThread.store(UInt(pthread_self()), ordering: .relaxed)
+        deliveringThread.store(currentThreadKey(), ordering: .relaxed)
         body()
         deliveringThread.store(0, ordering: .relaxed)
     }

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Tracks the bulk delay between the reference (what the device plays) and its echo in the microphone.

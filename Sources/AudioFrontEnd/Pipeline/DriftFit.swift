@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Clock drift as the slope of the delay over time: a least-squares line through (time, delay) points with

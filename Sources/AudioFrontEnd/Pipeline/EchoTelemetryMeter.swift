@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Running echo figures for telemetry: ERLE over far-end-active frames and a double-talk flag (the delay and

@@ -1,18 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Dispatch
 
 /// The rings that carry events from the audio thread to the drain thread, and the semaphore that wakes it.
 ///
 /// Producer: the thread that processes frames (the mic push thread, or the control thread in `finish`).
-/// Consumer: the drain thread. Posting is real-time safe (`sem_post` neither allocates nor locks).
+/// Consumer: the drain thread. Posting is real-time safe: `DispatchSemaphore.signal` is an atomic increment, and
+/// a futex (Linux) or ulock (Darwin) wake only when the drain thread waits; it neither allocates nor locks.
+/// (Unnamed POSIX semaphores, used before, do not exist on Darwin.)
 final class EventChannel: @unchecked Sendable {
     // Invariant for @unchecked Sendable: each ring is SPSC (producer: processing thread; consumer: drain thread);
     // the semaphore is thread-safe.
     let records: SPSCRing<RawEvent>
     let samples: SPSCRing<Int16>
     let bytes: SPSCRing<UInt8>
-    private let semaphore: UnsafeMutablePointer<sem_t>
+    private let semaphore = DispatchSemaphore(value: 0)
     /// Room one frame's events need at most.
     let recordsPerFrame = 16
     /// Records of an average frame: level and audio every frame, a packet (and a page) every other, telemetry
@@ -36,13 +36,6 @@ final class EventChannel: @unchecked Sendable {
         records = SPSCRing(minimumCapacity: max(4 * recordsPerFrame, frames * Self.typicalRecordsPerFrame))
         samples = SPSCRing(minimumCapacity: frames * outputSamplesPerFrame)
         bytes = SPSCRing(minimumCapacity: max(1, 4 * bytesPerFrame, frames * typicalBytesPerFrame))
-        semaphore = .allocate(capacity: 1)
-        sem_init(semaphore, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
     }
 
     /// Whether one more frame's events fit. Producer; real-time safe.
@@ -51,15 +44,8 @@ final class EventChannel: @unchecked Sendable {
     }
 
     /// Wakes the drain thread. Producer; real-time safe.
-    func signal() { sem_post(semaphore) }
+    func signal() { semaphore.signal() }
 
-    /// Waits until signalled or `milliseconds` pass. Drain thread only.
-    func wait(milliseconds: Int) {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let nanoseconds = deadline.tv_nsec + milliseconds * 1_000_000
-        deadline.tv_sec += nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        _ = sem_timedwait(semaphore, &deadline)
-    }
+    /// Waits until signalled or `milliseconds` pass (monotonic clock). Drain thread only.
+    func wait(milliseconds: Int) { _ = semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) }
 }

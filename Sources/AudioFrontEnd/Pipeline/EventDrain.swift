@@ -43,7 +43,7 @@ final class EventDrain: @unchecked Sendable {
 
     func start(owner: FrontEnd) {
         let thread = Thread { [weak owner, self] in
-            self.drainThread.store(UInt(pthread_self()), ordering: .releasing)
+            self.drainThread.store(currentThreadKey(), ordering: .releasing)
             self.run(owner: owner)
         }
         thread.name = "AudioFrontEnd.drain"
@@ -53,7 +53,7 @@ final class EventDrain: @unchecked Sendable {
     }
 
     /// Whether the caller is the drain thread (a delegate callback).
-    var isDrainThread: Bool { drainThread.load(ordering: .acquiring) == UInt(pthread_self()) }
+    var isDrainThread: Bool { drainThread.load(ordering: .acquiring) == currentThreadKey() }
 
     /// Blocks until the finished event has been delivered (returns at once on the drain thread itself).
     func waitUntilFinished() {

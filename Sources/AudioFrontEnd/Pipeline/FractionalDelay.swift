@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Reads the reference delayed by a fractional number of samples: a 16-tap windowed-sinc (Blackman) interpolator,

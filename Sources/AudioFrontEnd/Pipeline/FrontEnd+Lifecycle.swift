@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Ending a stream. Control thread; not real-time safe (waits for the event consumer when its rings are full).

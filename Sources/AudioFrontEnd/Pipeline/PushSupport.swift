@@ -18,14 +18,15 @@ final class PushGate: Sendable {
         while true {
             let (exchanged, original) = state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing)
             if exchanged || original == 2 { return }
-            sched_yieldCompat()
+            sched_yield()
         }
     }
 }
 
 #if canImport(Glibc)
 import Glibc
-@inline(__always) func sched_yieldCompat() { sched_yield() }
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The half sample left over when a byte push ends on an odd byte: kept for the next push.

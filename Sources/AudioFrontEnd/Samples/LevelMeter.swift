@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Signal level in dBFS, as NUI's `onNuiRmsChanged` reports it: RMS relative to full scale, clamped to -160...0.

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A second-order IIR section (direct form I) with the RBJ cookbook's Butterworth (Q = 1/√2) designs.

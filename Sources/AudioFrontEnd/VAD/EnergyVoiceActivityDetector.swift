@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Voice activity detection from the speech-band energy of each frame against an adaptive noise estimate.

@@ -1,3 +1,4 @@
+import AudioFrontEnd
 import Foundation
 import Synchronization
 
@@ -46,13 +47,13 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
     /// Stops asking; waits for the thread unless called on it (from inside `onNuiNeedAudioData`). Idempotent.
     func stop() {
         guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if threadKey.load(ordering: .acquiring) != UInt(pthread_self()) {
+        if threadKey.load(ordering: .acquiring) != currentThreadKey() {
             finished.wait()
         }
     }
 
     private func run() {
-        threadKey.store(UInt(pthread_self()), ordering: .releasing)
+        threadKey.store(currentThreadKey(), ordering: .releasing)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: chunkBytes)
         defer {
             buffer.deallocate()

@@ -1,0 +1,145 @@
+"""Tests of the scenario matrix: bit-for-bit regeneration against the recorded hashes, the metrics on signals
+with a known answer, and the HTML report rendered by headless Chromium (the screenshot must not be blank).
+
+  .venv/bin/python -m unittest discover -s Scripts/scenarios -p 'test_*.py'
+
+The report test needs the release `afe` (.build/release/afe; skipped without it)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import generate  # noqa: E402
+import matrix  # noqa: E402
+import metrics as M  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+AFE = os.path.join(ROOT, ".build", "release", "afe")
+
+
+class RegenerationTests(unittest.TestCase):
+    def test_two_scenarios_regenerate_bit_for_bit(self):
+        with open(os.path.join(HERE, "hashes", "test.json")) as f:
+            recorded = json.load(f)
+        with tempfile.TemporaryDirectory() as out:
+            for spec in matrix.by_id("test", ["near_fan", "echo_small_speaker"]):
+                sid, files = generate.write_scenario((spec, out))
+                self.assertEqual(files, recorded[sid], f"{sid} differs from hashes/test.json")
+
+    def test_halves_differ_in_voices_sentences_and_rooms(self):
+        test, tune = matrix.scenarios("test"), matrix.scenarios("tune")
+        self.assertEqual([s["id"] for s in test], [s["id"] for s in tune])
+        voices = lambda specs, k: {tuple(s[k]) for s in specs if s["near" if k == "near_voice" else "far"]}
+        self.assertFalse(voices(test, "near_voice") & voices(tune, "near_voice"))
+        self.assertFalse(voices(test, "far_voice") & voices(tune, "far_voice"))
+        sentences = lambda specs: {x for s in specs for x in s["near_sentences"]}
+        self.assertFalse(sentences(test) & sentences(tune))
+        self.assertTrue(all(a["seed"] != b["seed"] for a, b in zip(test, tune)))
+
+    def test_rate_scenes_are_one_scene(self):
+        specs = {s["id"]: s for s in matrix.scenarios("test")}
+        keep = lambda s: {k: v for k, v in s.items() if k not in ("id", "rate")}
+        self.assertEqual(keep(specs["rate_16k"]), keep(specs["rate_48k"]))
+        self.assertEqual(keep(specs["rate_16k"]), keep(specs["rate_44k"]))
+
+
+class MetricTests(unittest.TestCase):
+    def test_wer_counts_substitutions_insertions_deletions(self):
+        self.assertEqual(M.wer("turn the lights off", "turn the lights off"), 0.0)
+        self.assertEqual(M.wer("turn the lights off", "turn a lights"), 0.5)
+        self.assertEqual(M.wer("stop", "please stop it now"), 3.0)
+
+    def test_erle_of_a_known_attenuation(self):
+        rng = np.random.default_rng(1)
+        mic = rng.standard_normal(16000 * 3)
+        out = mic * 10 ** (-30 / 20)
+        mask = np.ones(300, dtype=bool)
+        self.assertAlmostEqual(M.erle(M.frames_power(mic), M.frames_power(out), mask), 30.0, places=6)
+        series = M.erle_series(M.frames_power(mic), M.frames_power(out), mask, 100)
+        self.assertEqual(len(series), 3)
+
+    def test_vad_f1_false_starts_and_onsets(self):
+        truth = np.zeros(1000, dtype=bool)
+        truth[200:400] = True
+        vad = truth.copy()
+        self.assertEqual(M.vad_scores(vad, truth), 1.0)
+        vad[600:650] = True
+        self.assertLess(M.vad_scores(vad, truth), 1.0)
+        self.assertEqual(M.false_starts([2.0, 6.0], truth), 1)
+        self.assertEqual(M.onset_offsets([2.1, 6.0], [[2.0, 4.0]]), [0.10000000000000009])
+
+    def test_delay_lock_and_reconvergence(self):
+        errors = [(1.0, 30.0), (2.0, 1.0), (3.0, 5.0), (4.0, 0.5), (5.0, 0.2)]
+        self.assertEqual(M.delay_lock_s(errors, first_echo_s=1.0), 3.0)
+        self.assertIsNone(M.delay_lock_s([(1.0, 9.0)], 0.0))
+        series = [30.0] * 20 + [5.0, 5.0, 28.0, 29.0, 30.0, 30.0, 30.0, 30.0]
+        self.assertEqual(M.reconvergence_s(series, 0.25, change_s=5.0), 0.5)
+
+
+class EnforceTests(unittest.TestCase):
+    def test_enforced_threshold_that_fails_or_is_missing_fails_ci(self):
+        import evaluate
+        rows = [("a", "1", "≤ 2", True), ("b", "3", "≤ 2", False), ("c", "n/a", "≤ 2", None)]
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"enforced": ["a"]}, f)
+        try:
+            self.assertEqual(evaluate.enforce(f.name, rows), 0)
+            for wanted in (["a", "b"], ["c"], ["missing"]):
+                with open(f.name, "w") as g:
+                    json.dump({"enforced": wanted}, g)
+                self.assertEqual(evaluate.enforce(f.name, rows), 1, wanted)
+        finally:
+            os.unlink(f.name)
+
+    def test_ci_enforced_names_exist(self):
+        import tables
+        with open(os.path.join(HERE, "ci-enforced.json")) as f:
+            wanted = json.load(f)["enforced"]
+        names = {n for n, _, _, _ in tables.thresholds(FAKE_RESULTS, ["default", "webrtc", "speex", "aecm", "raw"])}
+        self.assertTrue(set(wanted) <= names, set(wanted) - names)
+
+
+def fake_result(sid, kind, **metrics):
+    spec = {"id": sid, "kind": kind, "ser_db": 0, "drift_ppm": 0}
+    return {"id": sid, "kind": kind, "truth": {"spec": spec, "echo_active": [[1, 2]]},
+            "systems": {s: dict(metrics) for s in ("default", "webrtc", "speex", "aecm", "raw")}}
+
+
+FAKE_RESULTS = [fake_result("near_x", "near", wer=0.2, pesq_wb=2.0), fake_result("echo_music", "echo_hard", erle_db=30.0)]
+
+
+@unittest.skipUnless(os.path.exists(AFE) and shutil.which("chromium"), "needs .build/release/afe and chromium")
+class ReportRenderTests(unittest.TestCase):
+    def test_report_renders_non_blank(self):
+        from matplotlib import image
+        with tempfile.TemporaryDirectory() as tmp:
+            scen, ev = os.path.join(tmp, "scenarios"), os.path.join(tmp, "evaluation")
+            for spec in matrix.by_id("test", ["echo_living_tv"]):
+                generate.write_scenario((spec, scen))
+            subprocess.run([sys.executable, os.path.join(HERE, "evaluate.py"), "--half", "test", "--only", "echo_living_tv",
+                            "--systems", "default,raw", "--scenarios", scen, "--out", ev, "--afe", AFE, "--jobs", "1"],
+                           check=True, capture_output=True)
+            page = os.path.join(ev, "test", "report", "echo_living_tv.html")
+            shot = os.path.join(tmp, "shot.png")
+            subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                            "--window-size=1400,2400", f"--screenshot={shot}", "file://" + page],
+                           check=True, capture_output=True, timeout=120)
+            pixels = image.imread(shot)[:, :, :3]
+            not_white = np.mean(np.any(pixels < 0.9, axis=2))
+            colors = len(np.unique((pixels[::4, ::4] * 15).astype(int).reshape(-1, 3), axis=0))
+            self.assertGreater(not_white, 0.05, "screenshot is (nearly) blank")
+            self.assertGreater(colors, 50, "screenshot has too few colours to hold the plots")
+            with open(os.path.join(ev, "test", "table.json")) as f:
+                table = json.load(f)
+            self.assertTrue(any(t["name"].startswith("far-end-only ERLE") for t in table["thresholds"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
