@@ -5,7 +5,7 @@
 # LeakSanitizer when they exit; the in-process C ABI tests run under AddressSanitizer. Any report (an ASan error in
 # the test process or a program, a leak in a program) makes a test or the run fail. LSan suppressions:
 # Fuzz/lsan.supp (each commented). The test runner's own leaks (XCTest, Foundation.Process) are not checked.
-# Cost: the ASan build ~1.5 min cold (incremental after), the tests ~25 s.
+# Cost: the ASan build ~1.5 min cold (incremental after), the tests ~20 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clang_dir="$(dirname "$(readlink -f "$(command -v swift)")")"

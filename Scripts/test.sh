@@ -12,9 +12,9 @@ echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui
 # the first report (checked with a racy test: exit 1 from swift test, default and with halt_on_error).
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
   swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
-echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~2 min cold, ~30 s warm)"
+echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~1.5 min cold, ~20 s warm)"
 bash Scripts/asan-tests.sh
-echo "== Fuzz targets, 25 s each (~4.5 min cold: build ~2 min + 5 x 25 s)"
+echo "== Fuzz targets, 25 s each (measured 3 min 10 s cold: build ~1 min + 5 x 26 s)"
 bash Scripts/fuzz.sh --seconds 25
 echo "== Soaks of the release build: 10 minutes of audio per protocol and format through every surface, 200 dialogs"
 Soak/run.sh
