@@ -80,7 +80,8 @@ final class SessionEngine: @unchecked Sendable {
                               capacityBytes: options.reconnection.replayCapacityBytes)
         machine = SessionMachine(timing: SessionMachine.Timing(options), reconnection: options.reconnection,
                                  reusesConnection: wire.reusesConnection)
-        transport = try WebSocketTransport(caFilePath: options.caFilePath, connectTimeout: options.connectTimeout,
+        transport = try WebSocketTransport(usesTLS: wire.endpoint.usesTLS, caFilePath: options.caFilePath,
+                                           connectTimeout: options.connectTimeout,
                                            maxMessageBytes: options.maxMessageBytes)
         transport.delegate = self
         transport.startServiceThread()

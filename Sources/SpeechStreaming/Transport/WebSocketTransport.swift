@@ -49,8 +49,8 @@ final class WebSocketTransport: @unchecked Sendable {
     let maxMessageBytes: Int
 
     private let context: OpaquePointer
-    /// The client TLS context, ours (see `afe_ws_client_tls_context`): freed after the lws context.
-    private let tlsContext: OpaquePointer
+    /// The client TLS context, ours (see `afe_ws_client_tls_context`), for wss:// only: freed after the lws context.
+    private let tlsContext: OpaquePointer?
     private let box: CallbackBox
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
@@ -88,7 +88,9 @@ final class WebSocketTransport: @unchecked Sendable {
     ///   flag is ever passed, so verification (host name included) is always on.
     /// - Throws: ``SpeechStreamingError/Code/connectionFailed`` when lws cannot create its context.
     /// The corresponding C function is `lws_create_context`.
-    init(caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
+    /// - Parameter usesTLS: whether the session's endpoint is wss://. A ws:// session makes no TLS context: loading
+    ///   the system's CA bundle cost 10-50 ms and ~0.8 MB per session, for nothing.
+    init(usesTLS: Bool, caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
         self.maxMessageBytes = maxMessageBytes
         lws_set_log_level(Int32(ProcessInfo.processInfo.environment["AFE_WS_LOG_LEVEL"] ?? "") ?? 0, nil)
         box = CallbackBox()
@@ -108,21 +110,21 @@ final class WebSocketTransport: @unchecked Sendable {
         var info = lws_context_creation_info()
         info.port = afe_ws_port_no_listen()
         info.protocols = UnsafePointer(protocols)
-        info.options = afe_ws_option_ssl_global_init()
+        info.options = usesTLS ? afe_ws_option_ssl_global_init() : 0
         info.gid = -1
         info.uid = -1
         info.connect_timeout_secs = UInt32(max(1, connectTimeout.components.seconds + 1))
         info.user = Unmanaged.passUnretained(box).toOpaque()
-        let tls = afe_ws_client_tls_context(caFilePath)
+        let tls = usesTLS ? afe_ws_client_tls_context(caFilePath) : nil
         info.provided_client_ssl_ctx = tls
-        guard let tls, let context = lws_create_context(&info) else {
+        guard tls != nil || !usesTLS, let context = lws_create_context(&info) else {
             if let tls { SSL_CTX_free(tls) }
             free(protocolName)
             protocols.deallocate()
             timer.deallocate()
             pacingTimer.deallocate()
             sendBuffer.deallocate()
-            throw SpeechStreamingError(.connectionFailed, tls == nil
+            throw SpeechStreamingError(.connectionFailed, usesTLS && tls == nil
                 ? "the TLS trust store could not be loaded\(caFilePath.map { " (CA file \($0))" } ?? "")"
                 : "libwebsockets could not create its context")
         }
@@ -145,7 +147,7 @@ final class WebSocketTransport: @unchecked Sendable {
         shutdown()
         box.transport = nil
         lws_context_destroy(context)
-        SSL_CTX_free(tlsContext)
+        if let tlsContext { SSL_CTX_free(tlsContext) }
         free(protocolName)
         protocols.deallocate()
         timer.deallocate()
