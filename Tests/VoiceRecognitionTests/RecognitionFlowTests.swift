@@ -87,7 +87,11 @@ final class RecognitionFlowTests: XCTestCase {
         XCTAssertGreaterThan(erle, 20, "\(label): far-end-only ERLE", file: file, line: line)
         XCTAssertEqual(summary.delayMilliseconds ?? 0, 120, accuracy: 15, "\(label): delay found", file: file, line: line)
         XCTAssertGreaterThanOrEqual(summary.speechSegments.count, 3, label, file: file, line: line)
-        XCTAssertTrue(summary.drops.isEmpty, "\(label): \(summary.drops)", file: file, line: line)
+        // The feed pushes again what a full mic ring refused (a loaded machine): those bytes are counted as refused
+        // by the front end, which cannot know, but nothing is lost (every sample was taken: micSamplesPushed).
+        var drops = summary.drops
+        drops.frontEnd.micRefusedBytes = 0
+        XCTAssertTrue(drops.isEmpty, "\(label): \(summary.drops)", file: file, line: line)
         XCTAssertEqual(summary.frontEnd?.micSamplesPushed, outcome.mic.count, label, file: file, line: line)
         XCTAssertNotNil(summary.rawJSON, label, file: file, line: line)
         XCTAssertTrue(finals.allSatisfy { !$0.rawJSON.isEmpty }, label, file: file, line: line)

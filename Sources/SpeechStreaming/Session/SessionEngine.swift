@@ -125,7 +125,7 @@ final class SessionEngine: @unchecked Sendable {
     }
 
     /// The longest `close()` waits for the close frame to go out (a server that stopped reading never takes it).
-    static let closeFrameWait = DispatchTimeInterval.seconds(1)
+    static let closeFrameWait = DispatchTimeInterval.seconds(2)
 
     /// The close frame was written, or there was none to write.
     func closeWritten() {

@@ -111,7 +111,7 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
 
     /// Ends the session: abandons any task, closes the connection with a WebSocket close frame (1000), stops the
     /// network thread and finishes ``events``. Idempotent. Any thread except inside lws (never the delegate's
-    /// problem: the delegate runs on its own queue). Blocks until the close frame is written (at most 1 s, for a
+    /// problem: the delegate runs on its own queue). Blocks until the close frame is written (at most 2 s, for a
     /// server that stopped reading) and the network thread has stopped.
     public func close() {
         control.endTask(epoch: nil, closing: true)
