@@ -23,9 +23,16 @@ enum OutputFile {
     /// The file `path` names: its real path when it exists, else its directory's real path and its name.
     static func identity(_ path: String) -> String {
         if let real = realPath(path) { return real }
-        let name = (path as NSString).lastPathComponent
-        let directory = (path as NSString).deletingLastPathComponent
-        return (realPath(directory.isEmpty ? "." : directory) ?? directory) + "/" + name
+        let (directory, name) = split(path)
+        return (realPath(directory) ?? directory) + "/" + name
+    }
+
+    /// `path`'s directory ("." for a bare name, "/" at the root) and its last component. Not NSString's
+    /// `deletingLastPathComponent`: swift-corelibs-foundation traps on a one-character relative path ("y").
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
     private static func realPath(_ path: String) -> String? {
@@ -41,8 +48,7 @@ enum OutputFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw ProcessOptions.Failure(message: "cannot write \(path): it is a directory")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let parent = directory.isEmpty ? "." : directory
+        let parent = split(path).directory
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ProcessOptions.Failure(message: "cannot write \(path): directory \(parent) does not exist")
         }

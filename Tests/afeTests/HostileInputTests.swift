@@ -129,6 +129,12 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: mic)), micBytes, "the input untouched")
         let distinct = try work.afe(base + ["--output", "out.wav", "--opus", "out.opus", "--report", "sub/out.wav"])
         XCTAssertEqual(distinct.status, 0, "different files are fine: \(distinct.stderr)")
+        // One-character names (Foundation's deletingLastPathComponent trapped on "y": SIGILL, exit 132).
+        let short = try work.afe(["process", "--mic", "x", "--output", "y"])
+        XCTAssertEqual(short.status, 1, "a missing one-letter input: \(short.stderr)")
+        XCTAssertTrue(short.stderr.hasPrefix("afe: "), short.stderr)
+        let shortOK = try work.afe(base + ["--output", "y", "--opus", "z"])
+        XCTAssertEqual(shortOK.status, 0, "one-letter outputs: \(shortOK.stderr)")
     }
 
     /// Every numeric option at the ends of Int and past them: one `afe:` line, never a trap (`--channel
