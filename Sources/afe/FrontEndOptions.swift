@@ -46,6 +46,7 @@ struct FrontEndOptions {
     static let usage = """
                        [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
+                       [--vad-onset-ms N] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
     """
 
     var configuration = FrontEndConfiguration()
@@ -97,6 +98,13 @@ struct FrontEndOptions {
                 }
                 configuration.alignment = .fixed(milliseconds: ms)
             }
+        case "--vad-onset-ms":
+            configuration.voiceDetection?.segmenter.onsetMilliseconds = try reader.integer(option)
+            processOnly.append(option)
+        case "--echo-gate":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            if configuration.voiceDetection != nil { try EchoGateOption.parse(text, into: &configuration.voiceDetection!.echoGate) }
         default:
             return false
         }

@@ -15,7 +15,8 @@
 /// ``resumeFrames`` after playback resumes from a pause, where the filters leak for a moment. For
 /// ``afterPlaybackFrames`` after playback stops, the output must still stand above the residual level (the
 /// suppressors held the noise floor down; the VAD's noise estimate needs time to follow it back up). Later every
-/// frame may count. The defaults were set on `doubletalk_ser0db_16k.wav` (FrontEndEchoTests).
+/// frame may count. The settings come from ``FrontEndConfiguration/EchoGate``; its defaults were set on
+/// `doubletalk_ser0db_16k.wav` (FrontEndEchoTests).
 ///
 /// Real-time safe; processing thread.
 struct EchoSpeechGate {
@@ -43,14 +44,13 @@ struct EchoSpeechGate {
     /// Running echo reduction over far-end frames that look like echo alone, dB.
     private(set) var echoReduction: Float = 0
 
-    init(holdMilliseconds: Int = 300, resumeMilliseconds: Int = 300, afterPlaybackMilliseconds: Int = 2000,
-         convergedDecibels: Float = 15, echoMarginDecibels: Float = 10, residualMarginDecibels: Float = 8) {
-        holdFrames = holdMilliseconds / 10
-        resumeFrames = resumeMilliseconds / 10
-        afterPlaybackFrames = afterPlaybackMilliseconds / 10
-        self.convergedDecibels = convergedDecibels
-        self.echoMarginDecibels = echoMarginDecibels
-        self.residualMarginDecibels = residualMarginDecibels
+    init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {
+        holdFrames = settings.holdMilliseconds / 10
+        resumeFrames = settings.resumeMilliseconds / 10
+        afterPlaybackFrames = settings.afterPlaybackMilliseconds / 10
+        convergedDecibels = settings.convergedDecibels
+        echoMarginDecibels = settings.echoMarginDecibels
+        residualMarginDecibels = settings.residualMarginDecibels
     }
 
     /// Takes the levels (dBFS) of one frame: the aligned reference, the mic and the processed output at the same

@@ -67,11 +67,15 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         /// 110 ms burst of residual echo while the canceller still converges started a segment at 100 ms; at
         /// 150 ms the first double-talk start came 150 ms late.
         public var segmenter: SpeechSegmenter.Configuration
+        /// Keeps residual echo from counting as speech while the far end plays. Default: ``EchoGate/init()``.
+        public var echoGate: EchoGate
 
         public init(detector: VoiceDetector = .energy(VoiceDetection.defaultEnergyDetector),
-                    segmenter: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(onsetMilliseconds: 130)) {
+                    segmenter: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(onsetMilliseconds: 130),
+                    echoGate: EchoGate = EchoGate()) {
             self.detector = detector
             self.segmenter = segmenter
+            self.echoGate = echoGate
         }
 
         /// The energy detector's defaults with a 50 ms hangover instead of 100 ms: the segmenter back-dates a

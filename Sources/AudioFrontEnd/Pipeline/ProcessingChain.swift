@@ -30,7 +30,7 @@ final class ProcessingChain {
     private var emitted = 0
     /// Silent frames run at the end of the stream to flush the stages.
     private var flushFrames = 0
-    private var speechGate = EchoSpeechGate()
+    private var speechGate: EchoSpeechGate
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
     /// Reference and mic levels (dBFS) of the last frames, by frame number modulo the count, for the speech
@@ -59,6 +59,9 @@ final class ProcessingChain {
         }
         alignment = EchoAlignment(sampleRate: rate, alignment: configuration.alignment)
         tailFrames = configuration.echoTailAfterPlaybackMilliseconds / 10
+        let gate = configuration.voiceDetection?.echoGate ?? FrontEndConfiguration.EchoGate()
+        try gate.validate()
+        speechGate = EchoSpeechGate(gate)
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         pausedPath = SampleDelay(delay: echoLatency)
