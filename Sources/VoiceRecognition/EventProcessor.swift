@@ -20,7 +20,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private var sentences: [RecognitionResult] = []
     private var frontEndSummary: FrontEndSummary?
     private var delay: Double?
-    private var erle: [Double] = []
+    private var erle = MedianHistogram()
     private var segments: [SpeechSegment] = []
     private var drops = RecognitionDrops()
     // Mic-silence watchdog.
@@ -99,7 +99,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             deliver(.level(milliseconds: milliseconds, inputDecibels: input, outputDecibels: output))
         case .telemetry(let telemetry):
             if let d = telemetry.delayMilliseconds { delay = d }
-            if let e = telemetry.erleDecibels { erle.append(e) }
+            if let e = telemetry.erleDecibels { erle.add(e) }
             deliver(.telemetry(telemetry))
         case .drops(let counts):
             drops.frontEnd = counts
@@ -120,7 +120,11 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .sentenceStart(let start): deliver(.sentenceStart(start))
         case .partialResult(let result): deliver(.partialResult(result))
         case .sentenceEnd(let result):
-            sentences.append(result)
+            // Kept for the summary without its raw JSON: a dialog of hours ends with hundreds of sentences, and their
+            // server JSON (words, times) was most of the ~40 KB a minute a long dialog grew by.
+            var kept = result
+            kept.rawJSON = ""
+            sentences.append(kept)
             deliver(.finalResult(result))
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
@@ -148,10 +152,9 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
 
     private func summary(_ ending: RecognitionSummary.Ending, rawJSON: String?) -> RecognitionSummary {
         let now = clock.now()
-        let sorted = erle.sorted()
         return RecognitionSummary(
             ending: ending, taskId: taskId, sentences: sentences, frontEnd: frontEndSummary,
-            delayMilliseconds: delay, echoReductionDecibels: sorted.isEmpty ? nil : sorted[sorted.count / 2],
+            delayMilliseconds: delay, echoReductionDecibels: erle.median,
             speechSegments: segments, drops: drops, statistics: session.statistics,
             timeToStart: startedTime.flatMap { s in startTime.map { s - $0 } },
             timeToComplete: ending == .finished ? finishTime.map { now - $0 } : nil,

@@ -15,7 +15,8 @@ public struct RecognitionSummary: Sendable {
     public var ending: Ending
     /// The service's task id, once started.
     public var taskId: String?
-    /// Every final result, in order.
+    /// Every final result, in order, without its raw JSON (`rawJSON` is empty here: the
+    /// ``RecognitionEvent/finalResult(_:)`` events carry it), so an hours-long dialog keeps only text and times.
     public var sentences: [RecognitionResult]
     /// The front end's totals (nil after a forced cancel).
     public var frontEnd: FrontEndSummary?
