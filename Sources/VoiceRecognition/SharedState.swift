@@ -1,3 +1,4 @@
+import SpeechStreaming
 import Synchronization
 
 /// The state a ``RecognitionCore`` shares between the control calls, the audio threads, the front end's drain
@@ -13,6 +14,8 @@ final class SharedState: Sendable {
     /// Service events dropped because the event thread was too far behind (``AudioForwarder/backlogLimit``).
     let eventsDropped = Atomic<Int>(0)
     let lifecycle = Mutex<Lifecycle>(.created)
+    /// The kept streaming client's counters when a dialog on an engine started (it reports its own share).
+    let statisticsBase = Mutex<SessionStatistics?>(nil)
     /// The event handler, boxed: a read copies one class reference and nothing is written back (see
     /// ``HandlerBox``).
     let handler = Mutex<HandlerBox?>(nil)
