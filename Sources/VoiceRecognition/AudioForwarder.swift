@@ -81,7 +81,12 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
     /// dialog (the router counts it as discarded).
     func take(_ event: FrontEndEvent, opusStart: Int, outputEnd: Int) -> Bool {
         window.withLock { window -> Bool in
-            guard var current = window, !current.stopped else { return false }
+            guard var current = window else { return false }
+            if current.stopped { // the audio ended; the drop counts still belong to the dialog until it ends
+                guard case .drops = event else { return false }
+                pump.post(.frontEnd(event))
+                return true
+            }
             defer { window = current }
             switch event {
             case .audio(let chunk):

@@ -9,6 +9,8 @@ import Synchronization
 final class DialogRouter: FrontEndDelegate, SpeechStreamingDelegate, @unchecked Sendable { // state under mutexes/atomics
     private let current = Mutex<AudioForwarder?>(nil)
     private let counts = Mutex(BetweenDialogCounts())
+    /// The front end's latest drop counts (cumulative over the engine's life).
+    let lastDrops = Mutex(DropCounts())
     let outputRate: Int
     /// End of the last processed chunk, samples at the output rate. Drain thread writes.
     let outputEnd = Atomic<Int>(0)
@@ -37,6 +39,8 @@ final class DialogRouter: FrontEndDelegate, SpeechStreamingDelegate, @unchecked 
         case .opusPacket(let packet):
             packetStart = opusPosition
             opusPosition += packet.durationSamples48k
+        case .drops(let drops):
+            lastDrops.withLock { $0 = drops }
         default:
             break
         }

@@ -17,6 +17,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         var close: @Sendable () -> Void
         /// Runs on every batch and poll while the dialog runs.
         var poll: @Sendable () -> Void
+        /// The dialog's own front-end drops, given the counts of the front end's latest drops event (nil: those).
+        var frontEndDrops: @Sendable (DropCounts) -> DropCounts? = { _ in nil }
     }
 
     private let shared: SharedState
@@ -36,6 +38,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private var erle = MedianHistogram()
     private var segments: [SpeechSegment] = []
     private var drops = RecognitionDrops()
+    private var frontEndCounts = DropCounts()
     // Mic-silence watchdog.
     private var watching = false
     private var lastPushCount = 0
@@ -67,9 +70,11 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         let statistics = hooks.statistics()
         let notSent = shared.audioBytesNotSent.load(ordering: .relaxed) + statistics.audioBytesDropped
         let events = shared.eventsDropped.load(ordering: .relaxed) + statistics.eventsDropped
-        if notSent != drops.audioBytesNotSent || events != drops.eventsDropped {
+        let frontEnd = hooks.frontEndDrops(frontEndCounts) ?? drops.frontEnd
+        if notSent != drops.audioBytesNotSent || events != drops.eventsDropped || frontEnd != drops.frontEnd {
             drops.audioBytesNotSent = notSent
             drops.eventsDropped = events
+            drops.frontEnd = frontEnd
             deliver(.drops(drops))
         }
     }
@@ -114,7 +119,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             if let e = telemetry.erleDecibels { erle.add(e) }
             deliver(.telemetry(telemetry))
         case .drops(let counts):
-            drops.frontEnd = counts
+            frontEndCounts = counts
+            drops.frontEnd = hooks.frontEndDrops(counts) ?? counts
             deliver(.drops(drops))
         case .finished(let summary):
             frontEndSummary = summary

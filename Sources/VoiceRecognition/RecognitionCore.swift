@@ -86,7 +86,9 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             statistics: { session.statistics.since(shared.statisticsBase.withLock { $0 }) },
             release: { router.detach(forwarder) },
             close: {},
-            poll: { forwarder.stopIfOverdue() }), clock: clock, configuration: configuration)
+            poll: { forwarder.stopIfOverdue() },
+            frontEndDrops: { _ in shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, engine) }),
+            clock: clock, configuration: configuration)
     }
 
     deinit {
@@ -122,9 +124,14 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         do {
             if let engine {
                 shared.statisticsBase.withLock { $0 = session.statistics }
+                let drops = engine.router.lastDrops.withLock { $0 }
+                shared.dropBase.withLock {
+                    $0 = SharedState.DropBase(counts: drops, micRefusedBytes: engine.micRefusedBytes.load(ordering: .relaxed),
+                                              referenceRefusedBytes: engine.referenceRefusedBytes.load(ordering: .relaxed))
+                }
+                engine.router.attach(forwarder) // before the start: the task's first event may come at once
                 try session.start()
                 forwarder.begin(at: engine.micOutputPosition, outputRate: engine.router.outputRate)
-                engine.router.attach(forwarder)
             } else {
                 try frontEnd.start()
                 try session.start()
@@ -249,5 +256,19 @@ extension SessionStatistics {
         counts.eventsDropped -= base.eventsDropped
         counts.replayDroppedBytes -= base.replayDroppedBytes
         return counts
+    }
+}
+
+extension SharedState.DropBase {
+    /// A dialog's share of the engine's front-end drops: the counts since its start, the refused bytes as the
+    /// engine counted them at each push (the front end reports those only with its next processed frame).
+    func share(of latest: DropCounts, _ engine: RecognitionEngine) -> DropCounts {
+        var share = DropCounts()
+        share.micRefusedBytes = engine.micRefusedBytes.load(ordering: .relaxed) - micRefusedBytes
+        share.referenceRefusedBytes = engine.referenceRefusedBytes.load(ordering: .relaxed) - referenceRefusedBytes
+        share.referenceDroppedSamples = latest.referenceDroppedSamples - counts.referenceDroppedSamples
+        share.referenceMissingSamples = latest.referenceMissingSamples - counts.referenceMissingSamples
+        share.eventOverruns = latest.eventOverruns - counts.eventOverruns
+        return share
     }
 }

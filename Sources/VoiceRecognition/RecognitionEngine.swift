@@ -28,8 +28,11 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     let router: DialogRouter
     /// Mic pushes (any size above zero); a dialog's mic-silence watchdog watches it change. Mic thread.
     let micPushes = Atomic<Int>(0)
-    /// Mic samples per channel the front end took. Mic thread; read when a dialog starts or finishes.
-    let micFrames = Atomic<Int>(0)
+    /// Mic bytes the front end took. Mic thread; read when a dialog starts or finishes.
+    let micBytes = Atomic<Int>(0)
+    /// Bytes the front end refused (pushes too long, or the ring full); a dialog counts its share. Push threads.
+    let micRefusedBytes = Atomic<Int>(0)
+    let referenceRefusedBytes = Atomic<Int>(0)
     private let link = Mutex<Link?>(nil)
     private let closed = Atomic<Bool>(false)
 
@@ -70,20 +73,22 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     /// Pushes mic audio (little-endian int16 bytes); see ``AudioFrontEnd/FrontEnd/pushMic(bytes:)``. Taken
     /// between dialogs too. Mic thread (one at a time); real-time safe.
     public func pushMic(bytes: UnsafeRawBufferPointer) -> PushResult {
-        count(frontEnd.pushMic(bytes: bytes), units: 2)
+        count(frontEnd.pushMic(bytes: bytes), of: bytes.count, bytesPerUnit: 1)
     }
 
     /// Pushes mic samples. Mic thread (one at a time); real-time safe.
     public func pushMic(samples: UnsafeBufferPointer<Int16>) -> PushResult {
-        count(frontEnd.pushMic(samples: samples), units: 1)
+        count(frontEnd.pushMic(samples: samples), of: samples.count, bytesPerUnit: 2)
     }
 
     /// Pushes what the device plays. Reference thread; real-time safe.
-    public func pushReference(bytes: UnsafeRawBufferPointer) -> PushResult { frontEnd.pushReference(bytes: bytes) }
+    public func pushReference(bytes: UnsafeRawBufferPointer) -> PushResult {
+        countReference(frontEnd.pushReference(bytes: bytes), of: bytes.count, bytesPerUnit: 1)
+    }
 
     /// Pushes reference samples. Reference thread; real-time safe.
     public func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult {
-        frontEnd.pushReference(samples: samples)
+        countReference(frontEnd.pushReference(samples: samples), of: samples.count, bytesPerUnit: 2)
     }
 
     /// Playback hints (`play_start` / `play_over`). Any thread; real-time safe.
@@ -95,11 +100,20 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     /// Whether the front end takes pushes (false after ``close()``). Any thread.
     public var isRunning: Bool { frontEnd.isRunning }
 
-    private func count(_ result: PushResult, units: Int) -> PushResult {
+    private func count(_ result: PushResult, of total: Int, bytesPerUnit: Int) -> PushResult {
+        if result.status == .bufferFull {
+            micRefusedBytes.add((total - result.accepted) * bytesPerUnit, ordering: .relaxed)
+        }
         if result.accepted > 0 {
             micPushes.add(1, ordering: .relaxed)
-            let channels = frontEnd.configuration.mic.channelCount
-            micFrames.add(result.accepted / units / channels, ordering: .relaxed)
+            micBytes.add(result.accepted * bytesPerUnit, ordering: .relaxed)
+        }
+        return result
+    }
+
+    private func countReference(_ result: PushResult, of total: Int, bytesPerUnit: Int) -> PushResult {
+        if result.status == .bufferFull {
+            referenceRefusedBytes.add((total - result.accepted) * bytesPerUnit, ordering: .relaxed)
         }
         return result
     }
@@ -107,7 +121,8 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     /// The output position (samples at the output rate) of the mic audio taken so far.
     var micOutputPosition: Int {
         let configuration = frontEnd.configuration
-        return micFrames.load(ordering: .relaxed) * configuration.effectiveOutputRate / configuration.mic.sampleRate
+        let frames = micBytes.load(ordering: .relaxed) / (2 * configuration.mic.channelCount)
+        return frames * configuration.effectiveOutputRate / configuration.mic.sampleRate
     }
 
     /// The streaming client for a dialog with `service`: the kept one when its service is the same and it is

@@ -42,12 +42,13 @@ final class RecognitionEngineTests: XCTestCase {
 
     /// Runs one dialog on `engine`: start, wait for the task, push `seconds` of the vectors, finish, wait for the end.
     func dialog(_ engine: RecognitionEngine, _ mic: [Int16], _ reference: [Int16], seconds: Range<Double>,
-                file: StaticString = #filePath, line: UInt = #line) throws -> EventLog {
+                server: ReferenceServer? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> EventLog {
         let core = try RecognitionCore(engine: engine)
         let log = EventLog()
         log.attach(to: core)
         try core.start()
-        XCTAssertNotNil(log.wait { if case .started = $0 { true } else { false } }, "\(log.events.suffix(2))",
+        XCTAssertNotNil(log.wait { if case .started = $0 { true } else { false } },
+                        "\(log.events.suffix(2)); \(core.statistics); server: \(server?.log().suffix(4).map { "\($0)" } ?? [])",
                         file: file, line: line)
         Self.push(engine, mic, reference, seconds: seconds)
         try core.finish()
@@ -219,7 +220,7 @@ final class RecognitionEngineTests: XCTestCase {
         let opus = try makeEngine(Wire.dashScope.service(server), format: .opus)
         defer { opus.close() }
         for seconds in [0.0..<2.0, 2.5..<4.5] {
-            let log = try dialog(opus, mic, reference, seconds: seconds)
+            let log = try dialog(opus, mic, reference, seconds: seconds, server: server)
             XCTAssertEqual(log.summary?.ending, .finished, "\(log.events.suffix(2))")
             XCTAssertGreaterThan(log.summary?.statistics.audioBytesSent ?? 0, 2000)
         }
