@@ -71,8 +71,9 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
     static let stopGrace = Duration.milliseconds(200)
 
     /// Opens the window at output sample `start`. Control thread, after the client's start.
-    func begin(at start: Int, outputRate: Int) {
+    func begin(at start: Int, outputRate: Int, micBytes: Int) {
         var opened = DialogWindow(start: start, outputRate: outputRate)
+        opened.micBytesAtStart = micBytes
         if format == .opus { opened.preSkip = Self.opusPreSkip(rate: outputRate) }
         window.withLock { $0 = opened }
     }
@@ -91,6 +92,7 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
             switch event {
             case .audio(let chunk):
                 guard let clipped = current.clip(chunk) else { return false }
+                current.taken += clipped.samples.count
                 if format == .pcm {
                     clipped.samples.withUnsafeBytes { send($0) }
                     if let stop = current.stop, outputEnd >= stop { endAudio(&current) }
@@ -137,14 +139,23 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
 
     /// Closes the window at output sample `stop` (the mic's position at finish); ends the audio at once when
     /// the output is already there. Control thread.
-    func requestStop(at stop: Int, outputEnd: Int) {
+    func requestStop(at stop: Int, outputEnd: Int, micBytes: Int) {
         window.withLock { window in
             guard var current = window, current.stop == nil else { return }
             current.stop = max(stop, current.start)
+            current.micBytesAtStop = micBytes
             current.stopAskedAt = .now
             let reached = format == .pcm ? outputEnd >= stop : current.packetEnd48k >= current.to48k(stop)
             if reached || stop <= current.start { endAudio(&current) }
             window = current
+        }
+    }
+
+    /// The dialog's audio so far: mic bytes pushed between start and finish (to now before the finish) and the
+    /// output samples taken. Any thread.
+    func totals(micBytesNow: Int) -> (micBytes: Int, outputSamples: Int)? {
+        window.withLock { window in
+            window.map { (($0.micBytesAtStop ?? micBytesNow) - $0.micBytesAtStart, $0.taken) }
         }
     }
 

@@ -19,6 +19,11 @@ struct DialogWindow {
     var preSkip = 0
     /// End of the last Opus packet written, 48 kHz.
     var packetEnd48k = 0
+    /// Output samples the dialog took.
+    var taken = 0
+    /// Engine mic bytes at the start and at finish.
+    var micBytesAtStart = 0
+    var micBytesAtStop: Int?
 
     init(start: Int, outputRate: Int) {
         self.start = start

@@ -19,6 +19,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         var poll: @Sendable () -> Void
         /// The dialog's own front-end drops, given the counts of the front end's latest drops event (nil: those).
         var frontEndDrops: @Sendable (DropCounts) -> DropCounts? = { _ in nil }
+        /// A dialog on an engine: its audio totals (nil for a standalone dialog).
+        var dialogAudio: @Sendable () -> DialogAudioTotals? = { nil }
     }
 
     private let shared: SharedState
@@ -170,13 +172,15 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
 
     private func summary(_ ending: RecognitionSummary.Ending, rawJSON: String?) -> RecognitionSummary {
         let now = clock.now()
-        return RecognitionSummary(
+        var summary = RecognitionSummary(
             ending: ending, taskId: taskId, sentences: sentences, frontEnd: frontEndSummary,
             delayMilliseconds: delay, echoReductionDecibels: erle.median,
             speechSegments: segments, drops: drops, statistics: hooks.statistics(),
             timeToStart: startedTime.flatMap { s in startTime.map { s - $0 } },
             timeToComplete: ending == .finished ? finishTime.map { now - $0 } : nil,
             totalTime: startTime.map { now - $0 } ?? .zero, rawJSON: rawJSON)
+        summary.dialogAudio = hooks.dialogAudio()
+        return summary
     }
 
     /// Delivers the last event, then releases what the dialog ran (standalone: the front end stops and the

@@ -87,7 +87,13 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             release: { router.detach(forwarder) },
             close: {},
             poll: { forwarder.stopIfOverdue() },
-            frontEndDrops: { _ in shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, engine) }),
+            frontEndDrops: { _ in shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, engine) },
+            dialogAudio: {
+                forwarder.totals(micBytesNow: engine.micBytes.load(ordering: .relaxed)).map {
+                    DialogAudioTotals(micSamples: $0.micBytes / (2 * engine.frontEnd.configuration.mic.channelCount),
+                                      outputSamples: $0.outputSamples)
+                }
+            }),
             clock: clock, configuration: configuration)
     }
 
@@ -131,7 +137,8 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
                 }
                 engine.router.attach(forwarder) // before the start: the task's first event may come at once
                 try session.start()
-                forwarder.begin(at: engine.micOutputPosition, outputRate: engine.router.outputRate)
+                forwarder.begin(at: engine.micOutputPosition, outputRate: engine.router.outputRate,
+                                micBytes: engine.micBytes.load(ordering: .relaxed))
             } else {
                 try frontEnd.start()
                 try session.start()
@@ -196,7 +203,8 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         pump.post(.finishRequested(at: clock.now()))
         if let engine {
             // The audio ends at the mic's position now (within ``AudioForwarder/stopGrace`` when the mic stopped).
-            forwarder.requestStop(at: engine.micOutputPosition, outputEnd: engine.router.outputEnd.load(ordering: .acquiring))
+            forwarder.requestStop(at: engine.micOutputPosition, outputEnd: engine.router.outputEnd.load(ordering: .acquiring),
+                                  micBytes: engine.micBytes.load(ordering: .relaxed))
             return
         }
         do { try frontEnd.finish() } catch {
