@@ -66,9 +66,14 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
 
     // MARK: Shared mode (a dialog on a RecognitionEngine)
 
-    /// How long after finish the dialog waits for the output to reach the mic's position at finish (the mic
-    /// stopped: the stages' last few milliseconds never come out, and for Opus the last packet is never full).
+    /// How long after finish the dialog waits at most for the output to reach the mic's position at finish: the
+    /// stages hold their last few milliseconds back until more mic audio comes (20 ms today; for Opus the last
+    /// packet is not full either). When the mic keeps being pushed (a device's mic runs on), the tail comes out
+    /// within a few pushes and the dialog's audio is exact.
     static let stopGrace = Duration.milliseconds(200)
+    /// With no mic push this long after the finish the mic has stopped: the held-back tail will not come, and the
+    /// audio ends without it.
+    static let micStoppedAfter = Duration.milliseconds(40)
 
     /// Opens the window at output sample `start`. Control thread, after the client's start.
     func begin(at start: Int, outputRate: Int, micBytes: Int) {
@@ -139,11 +144,12 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
 
     /// Closes the window at output sample `stop` (the mic's position at finish); ends the audio at once when
     /// the output is already there. Control thread.
-    func requestStop(at stop: Int, outputEnd: Int, micBytes: Int) {
+    func requestStop(at stop: Int, outputEnd: Int, micBytes: Int, micPushes: Int) {
         window.withLock { window in
             guard var current = window, current.stop == nil else { return }
             current.stop = max(stop, current.start)
             current.micBytesAtStop = micBytes
+            current.micPushesAtStop = micPushes
             current.stopAskedAt = .now
             let reached = format == .pcm ? outputEnd >= stop : current.packetEnd48k >= current.to48k(stop)
             if reached || stop <= current.start { endAudio(&current) }
@@ -159,11 +165,14 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         }
     }
 
-    /// Ends the audio when the finish was asked more than ``stopGrace`` ago. Event thread (its poll).
-    func stopIfOverdue() {
+    /// Ends the audio when the output has not reached the finish position and the mic stopped
+    /// (``micStoppedAfter`` without a push), or at the latest ``stopGrace`` after the finish. Event thread (its poll).
+    func stopIfOverdue(micPushes: Int) {
         window.withLock { window in
-            guard var current = window, !current.stopped, let asked = current.stopAskedAt,
-                  ContinuousClock.now - asked >= Self.stopGrace else { return }
+            guard var current = window, !current.stopped, let asked = current.stopAskedAt else { return }
+            let waited = ContinuousClock.now - asked
+            let micStopped = waited >= Self.micStoppedAfter && micPushes == current.micPushesAtStop
+            guard micStopped || waited >= Self.stopGrace else { return }
             endAudio(&current)
             window = current
         }

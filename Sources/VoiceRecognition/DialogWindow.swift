@@ -24,6 +24,8 @@ struct DialogWindow {
     /// Engine mic bytes at the start and at finish.
     var micBytesAtStart = 0
     var micBytesAtStop: Int?
+    /// Engine mic pushes at finish (the mic stopped when they stay so).
+    var micPushesAtStop = 0
 
     init(start: Int, outputRate: Int) {
         self.start = start

@@ -86,7 +86,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             statistics: { session.statistics.since(shared.statisticsBase.withLock { $0 }) },
             release: { router.detach(forwarder) },
             close: {},
-            poll: { forwarder.stopIfOverdue() },
+            poll: { forwarder.stopIfOverdue(micPushes: engine.micPushes.load(ordering: .relaxed)) },
             frontEndDrops: { _ in shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, engine) },
             dialogAudio: {
                 forwarder.totals(micBytesNow: engine.micBytes.load(ordering: .relaxed)).map {
@@ -202,9 +202,11 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         }
         pump.post(.finishRequested(at: clock.now()))
         if let engine {
-            // The audio ends at the mic's position now (within ``AudioForwarder/stopGrace`` when the mic stopped).
+            // The audio ends at the mic's position now: exactly when the mic runs on, else without the stages'
+            // held-back tail (see ``AudioForwarder/stopGrace``).
             forwarder.requestStop(at: engine.micOutputPosition, outputEnd: engine.router.outputEnd.load(ordering: .acquiring),
-                                  micBytes: engine.micBytes.load(ordering: .relaxed))
+                                  micBytes: engine.micBytes.load(ordering: .relaxed),
+                                  micPushes: engine.micPushes.load(ordering: .relaxed))
             return
         }
         do { try frontEnd.finish() } catch {
