@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "SpeechSynthesis", targets: ["SpeechSynthesis"]),
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
         .executable(name: "afe", targets: ["afe"]),
@@ -38,6 +39,8 @@ let package = Package(
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
+        .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .target(name: "CNui"),
@@ -69,6 +72,7 @@ let package = Package(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
+        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming"]),
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
