@@ -45,7 +45,8 @@ let package = Package(
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
+                                                    "SpeechSynthesis"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
             name: "CReferencePipeline",

@@ -22,6 +22,8 @@ echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and 
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
 echo "== Hostile peers: the hostile server's self-test, and afe stream as it ships (release) against it"
 bash Scripts/hostile-tests.sh
+echo "== afe speak (release build) against the reference server's speech synthesis"
+bash Scripts/tts-tests.sh
 echo "== Scenario matrix slice (issue 12): 7 test-half scenarios, thresholds reported, those met today enforced"
 bash Scripts/scenarios/ci-slice.sh
 if [ -f Scripts/reference-server/test_server.py ]; then

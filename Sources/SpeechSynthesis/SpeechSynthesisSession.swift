@@ -85,7 +85,9 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
 
     /// Queues text for the running task: one continue-task, or several for text above 20,000 characters (a CJK
     /// character counting 2, as the service counts), each cut after a sentence end or white space.
-    /// - Throws: ``SpeechStreamingError/Code/invalidState`` when no task runs or finish was requested.
+    /// - Throws: ``SpeechStreamingError/Code/invalidState`` when no task runs or finish was requested. A task
+    ///   can end on its own at any time after ``requestStart()`` (a refused connection fails it at once): then this
+    ///   throws invalidState, and the task's ``SynthesisEvent/error(_:)`` is on its way.
     public func send(text: String) throws {
         try checkSendable()
         for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece)) }
