@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "SpeechSynthesis", targets: ["SpeechSynthesis"]),
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
+        .library(name: "NuiTTS", targets: ["NuiTTS"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
         .executable(name: "afe-soak", targets: ["afe-soak"]),
@@ -43,6 +44,8 @@ let package = Package(
         .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
+        // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
+        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
@@ -73,7 +76,8 @@ let package = Package(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
-        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming"]),
+        // The synthesis client and the stream-input TTS SDK (NuiTTS) against the reference server.
+        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK"]),
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
