@@ -154,6 +154,24 @@ final class SynthesisSessionTests: XCTestCase {
         session.close()
     }
 
+    /// An `events` sequence nobody reads holds at most `eventBufferLimit` events; the rest are dropped and counted,
+    /// while the delegate still gets every one.
+    func testAnUnreadEventStreamIsBoundedAndCountsItsDrops() async throws {
+        let server = try SynthesisServer()
+        var connection = ConnectionOptions()
+        connection.eventBufferLimit = 4
+        let session = try SpeechSynthesisSession(configuration: configuration(server.url, connection: connection))
+        let (recorder, _) = try await synthesize(session, [Self.text])
+        let delivered = recorder.events.count
+        XCTAssertGreaterThan(delivered, 20)
+        XCTAssertEqual(session.statistics.streamEventsDropped, delivered - 4)
+        XCTAssertEqual(session.statistics.eventsDropped, 0)
+        var kept = 0
+        session.close()
+        for await _ in session.events { kept += 1 }
+        XCTAssertEqual(kept, 4)
+    }
+
     func testWrongStateCallsAndBadParametersThrow() throws {
         XCTAssertThrowsError(try SpeechSynthesisSession(configuration: configuration("ws://127.0.0.1:9/x") { $0.volume = 101 }))
         XCTAssertThrowsError(try SpeechSynthesisSession(configuration: configuration("ws://127.0.0.1:9/x") { $0.rate = 0.4 }))
