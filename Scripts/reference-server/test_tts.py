@@ -6,6 +6,7 @@ Run: .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import struct
@@ -48,6 +49,28 @@ def continue_task(task: str, text: str) -> str:
 async def receive(ws, timeout: float = 10.0):
     message = await asyncio.wait_for(ws.recv(), timeout)
     return message if isinstance(message, bytes) else json.loads(message)
+
+
+@contextlib.asynccontextmanager
+async def started_task(server, **parameters):
+    """A connection with a started synthesis task: yields (ws, task_id)."""
+    async with s.dashscope(server) as ws:
+        task = s.task_id()
+        await ws.send(run_task(task, **parameters))
+        started = await receive(ws)
+        assert started["header"]["event"] == "task-started", started
+        yield ws, task
+
+
+async def json_until(ws, event: str) -> list[dict]:
+    """The JSON messages (binary frames skipped) up to and including the first `event`."""
+    messages = []
+    while True:
+        item = await receive(ws)
+        if isinstance(item, dict):
+            messages.append(item)
+            if item["header"]["event"] == event:
+                return messages
 
 
 async def synthesis(server, texts, ws=None, **parameters) -> tuple[list, list[bytes]]:
@@ -348,10 +371,7 @@ class SynthesisTests(s.ServerTestCase):
 
     def test_binary_from_client_fails(self):
         async def scenario():
-            async with s.dashscope(self.server) as ws:
-                task = s.task_id()
-                await ws.send(run_task(task))
-                await receive(ws)
+            async with started_task(self.server) as (ws, task):
                 await ws.send(b"\0" * 100)
                 return (await s.expect_failure(ws))["header"]
         self.assertEqual(run(scenario())["error_code"], "CLIENT_ERROR")
@@ -361,19 +381,10 @@ class SynthesisTimeoutTests(unittest.TestCase):
     def test_no_text_timeout(self):
         with s.ServerProcess("--no-text-timeout", "0.5") as server:
             async def scenario():
-                async with s.dashscope(server) as ws:
-                    task = s.task_id()
-                    await ws.send(run_task(task))
-                    await receive(ws)
+                async with started_task(server) as (ws, task):
                     began = time.monotonic()
                     await ws.send(continue_task(task, "Hello."))
-                    messages = []
-                    while True:
-                        item = await receive(ws)
-                        if isinstance(item, dict):
-                            messages.append(item)
-                            if item["header"]["event"] == "task-failed":
-                                break
+                    messages = await json_until(ws, "task-failed")
                     return messages, time.monotonic() - began
             messages, elapsed = run(scenario())
             self.assertEqual(messages[-1]["header"]["error_message"], "request timeout after 0.5 seconds.")
@@ -391,10 +402,7 @@ class SynthesisFaultTests(unittest.TestCase):
         for how in ("tcp", "ws"):
             with self.subTest(how=how), s.ServerProcess("--fault", f"close-mid-stream:after_bytes=20000,how={how}") as server:
                 async def scenario():
-                    async with s.dashscope(server) as ws:
-                        task = s.task_id()
-                        await ws.send(run_task(task))
-                        await receive(ws)
+                    async with started_task(server) as (ws, task):
                         await ws.send(continue_task(task, TEXT * 3))
                         await ws.send(s.finish_task(task))
                         received = 0
@@ -427,14 +435,8 @@ class SynthesisFaultTests(unittest.TestCase):
     def test_task_failed_fault(self):
         with s.ServerProcess("--fault", "task-failed:after_ms=200,code=InternalError") as server:
             async def scenario():
-                async with s.dashscope(server) as ws:
-                    task = s.task_id()
-                    await ws.send(run_task(task))
-                    await receive(ws)
-                    while True:
-                        item = await receive(ws)
-                        if isinstance(item, dict) and item["header"]["event"] == "task-failed":
-                            return task, item
+                async with started_task(server) as (ws, task):
+                    return task, (await json_until(ws, "task-failed"))[-1]
             task, failed = run(scenario())
             self.assertEqual(failed["header"]["task_id"], task)
             self.assertEqual(failed["header"]["error_code"], "InternalError")

@@ -78,10 +78,7 @@ final class SynthesisEngine: @unchecked Sendable {
     // MARK: Commands
 
     func runCommands() {
-        let pending = commands.withLock { queue in
-            defer { queue.removeAll() }
-            return queue
-        }
+        let pending = commands.takeAll()
         for command in pending {
             switch command {
             case .start: begin()

@@ -14,8 +14,8 @@ final class TtsRecorder: NeoNuiStreamInputTtsDelegate, @unchecked Sendable { // 
 
     private let condition = NSCondition()
     private var list: [Item] = []
-    private(set) var logs: [String] = []
-    private(set) var bytes = 0
+    private var logLines: [String] = []
+    private var byteCount = 0
     var onEvent: ((Event) -> Void)?
 
     func onStreamInputTtsEventCallback(_ event: StreamInputTtsCallbackEvent, taskId taskid: UnsafePointer<CChar>?,
@@ -29,12 +29,15 @@ final class TtsRecorder: NeoNuiStreamInputTtsDelegate, @unchecked Sendable { // 
     }
 
     func onStreamInputTtsDataCallback(_ buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
-        condition.withLock { list.append(.data(Int(len))); bytes += Int(len); condition.broadcast() }
+        condition.withLock { list.append(.data(Int(len))); byteCount += Int(len); condition.broadcast() }
     }
 
     func onStreamInputTtsLogTrackCallback(_ level: NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?) {
-        condition.withLock { logs.append(log.map { String(cString: $0) } ?? "") }
+        condition.withLock { logLines.append(log.map { String(cString: $0) } ?? "") }
     }
+
+    var logs: [String] { condition.withLock { logLines } }
+    var bytes: Int { condition.withLock { byteCount } }
 
     var items: [Item] { condition.withLock { list } }
     var events: [Event] { items.compactMap { if case .event(let e) = $0 { e } else { nil } } }

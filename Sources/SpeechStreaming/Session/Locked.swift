@@ -16,3 +16,13 @@ package final class Locked<Value>: @unchecked Sendable { // every access holds `
         return try body(&value)
     }
 }
+
+extension Locked {
+    /// The queued items, leaving the queue empty (one lock).
+    package func takeAll<Element>() -> [Element] where Value == [Element] {
+        withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+    }
+}
