@@ -26,7 +26,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     private let engine: SynthesisEngine
     private let delivery: SynthesisDelivery
     /// From a task's start until its last event: another start is refused.
-    private let active = Locked(false)
+    private let active = Locked<UInt64?>(nil)
     private let state = Locked(State())
 
     private struct State {
@@ -65,11 +65,13 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
             guard !state.closed else { throw SpeechStreamingError(.invalidState, "the session is closed") }
             state.finishing = false
         }
-        try active.withLock { running throws(SpeechStreamingError) in
-            guard !running else { throw SpeechStreamingError(.invalidState, "a synthesis task is running") }
-            running = true
+        let generation = try active.withLock { running throws(SpeechStreamingError) -> UInt64 in
+            guard running == nil else { throw SpeechStreamingError(.invalidState, "a synthesis task is running") }
+            let generation = delivery.nextGeneration()
+            running = generation
+            return generation
         }
-        engine.post(.start)
+        engine.post(.start(generation: generation))
     }
 
     /// Starts a task and waits for task-started.
@@ -94,7 +96,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     }
 
     private func checkSendable() throws(SpeechStreamingError) {
-        guard active.withLock({ $0 }) else { throw SpeechStreamingError(.invalidState, "no synthesis task is running") }
+        guard active.withLock({ $0 != nil }) else { throw SpeechStreamingError(.invalidState, "no synthesis task is running") }
         let finishing = state.withLock { $0.finishing }
         guard !finishing else { throw SpeechStreamingError(.invalidState, "finish was requested: no more text") }
     }
@@ -102,7 +104,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     /// Ends the task's text (finish-task, after the queued text) and returns at once; the server synthesizes
     /// what it holds, then ``SynthesisEvent/completed(_:)`` follows. Does nothing when no task runs.
     public func requestFinish() {
-        guard active.withLock({ $0 }) else { return }
+        guard active.withLock({ $0 != nil }) else { return }
         state.withLock { $0.finishing = true }
         engine.post(.finish)
     }
@@ -113,7 +115,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     public func finish() async throws -> SynthesisCompleted {
         try await withCheckedThrowingContinuation { continuation in
             delivery.wait(.completed(continuation))
-            guard active.withLock({ $0 }) else {
+            guard active.withLock({ $0 != nil }) else {
                 delivery.failWaiters(SpeechStreamingError(.invalidState, "no synthesis task is running"))
                 return
             }
@@ -124,7 +126,10 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     /// Abandons the running task at once: the connection is dropped, queued text and unsent audio are lost, no
     /// further event of the task arrives (waiting ``start()`` / ``finish()`` calls throw invalidState).
     public func cancel() {
-        active.withLock { $0 = false }
+        active.withLock {
+            $0 = nil
+            _ = delivery.nextGeneration()
+        }
         engine.post(.cancel)
         delivery.failWaiters(SpeechStreamingError(.invalidState, "the task was cancelled"))
     }
@@ -133,7 +138,10 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     /// thread and finishes ``events``. Idempotent. Blocks until the close frame is written (at most 2 s).
     public func close() {
         state.withLock { $0.closed = true }
-        active.withLock { $0 = false }
+        active.withLock {
+            $0 = nil
+            _ = delivery.nextGeneration()
+        }
         engine.shutdown()
         delivery.failWaiters(SpeechStreamingError(.invalidState, "the session is closed"))
         delivery.finish()

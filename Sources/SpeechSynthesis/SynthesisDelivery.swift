@@ -18,6 +18,9 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
     private let continuation: AsyncStream<SynthesisEvent>.Continuation?
     private let redactor: Redactor
     private let backlog = Atomic<Int>(0)
+    /// The task whose events may be delivered: an event of another (a cancelled task's, still in flight) is dropped,
+    /// even when it was already queued.
+    private let current = Atomic<UInt64>(0)
     static let backlogLimit = 16_384
     let statistics = Locked(SynthesisStatistics())
     private let targets = Locked<Targets>(Targets())
@@ -47,8 +50,11 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
 
     func wait(_ waiter: Waiter) { waiters.withLock { $0.append(waiter) } }
 
-    /// Queues `event`. Any thread; never blocks on the consumer.
-    func deliver(_ event: SynthesisEvent) {
+    /// Starts a new task generation (a start, a cancel or the close): events of earlier ones are dropped from now on.
+    func nextGeneration() -> UInt64 { current.add(1, ordering: .sequentiallyConsistent).newValue }
+
+    /// Queues `event` of task `generation`. Any thread; never blocks on the consumer.
+    func deliver(_ event: SynthesisEvent, generation: UInt64) {
         if !event.isTaskBoundary, backlog.load(ordering: .relaxed) >= Self.backlogLimit {
             statistics.withLock {
                 $0.eventsDropped += 1
@@ -59,6 +65,7 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
         backlog.add(1, ordering: .relaxed)
         queue.async { [self] in
             defer { backlog.subtract(1, ordering: .relaxed) }
+            guard generation == current.load(ordering: .sequentiallyConsistent) else { return }
             let event = redact(event)
             let (session, delegate) = targets.withLock { ($0.session, $0.delegate) }
             if let session, let delegate { delegate.synthesisSession(session, didReceive: event) }

@@ -8,7 +8,7 @@ import SpeechStreaming
 /// `@unchecked Sendable`: the state below is touched only on the service thread (commands pass a lock).
 final class SynthesisEngine: @unchecked Sendable {
     enum Command {
-        case start
+        case start(generation: UInt64)
         case text(String)
         case finish
         case cancel
@@ -22,8 +22,9 @@ final class SynthesisEngine: @unchecked Sendable {
     let options: ConnectionOptions
     let transport: WebSocketTransport
     let delivery: SynthesisDelivery
-    /// Cleared (under its lock) just before a task's last event is delivered, so the delegate may start the next.
-    let active: Locked<Bool>
+    /// The generation of the task the session runs, nil when none: cleared (when still this task's) just before a
+    /// task's last event is delivered, so the delegate may start the next.
+    let active: Locked<UInt64?>
     private let commands = Locked<[Command]>([])
     private let closeFrameSent = DispatchSemaphore(value: 0)
     private let isShutDown = Locked(false)
@@ -44,8 +45,10 @@ final class SynthesisEngine: @unchecked Sendable {
     private var startedAt = ContinuousClock.now
     private var firstTextAt: ContinuousClock.Instant?
     private var firstAudioSeen = false
+    /// The running task's generation (``SynthesisDelivery/nextGeneration()``).
+    private var generation: UInt64 = 0
 
-    init(wire: SynthesisProtocol, delivery: SynthesisDelivery, active: Locked<Bool>) throws {
+    init(wire: SynthesisProtocol, delivery: SynthesisDelivery, active: Locked<UInt64?>) throws {
         self.wire = wire
         options = wire.configuration.connection
         self.delivery = delivery
@@ -81,7 +84,7 @@ final class SynthesisEngine: @unchecked Sendable {
         let pending = commands.takeAll()
         for command in pending {
             switch command {
-            case .start: begin()
+            case .start(let generation): begin(generation)
             case .text(let text):
                 if phase == .running { sendText(text) } else if phase != .idle { pendingTexts.append(text) }
             case .finish:
@@ -103,8 +106,9 @@ final class SynthesisEngine: @unchecked Sendable {
         schedule()
     }
 
-    private func begin() {
+    private func begin(_ generation: UInt64) {
         guard phase == .idle else { return }
+        self.generation = generation
         taskId = TaskIdentifier.make()
         pendingTexts = []
         finishRequested = false
@@ -175,8 +179,8 @@ final class SynthesisEngine: @unchecked Sendable {
     /// Ends the task with `error`: the connection is closed (the service closes it after task-failed too).
     func fail(_ error: SpeechStreamingError) {
         guard cancel() else { return }
-        active.withLock { $0 = false }
-        delivery.deliver(.error(error))
+        endActive()
+        emit(.error(error))
     }
 
     // MARK: Timers
@@ -255,7 +259,7 @@ final class SynthesisEngine: @unchecked Sendable {
             phaseDeadline = nil
             let elapsed = clock.now - startedAt
             delivery.statistics.withLock { $0.startMilliseconds = milliseconds(elapsed) }
-            delivery.deliver(.started(SynthesisStarted(taskId: taskId, rawJSON: text)))
+            emit(.started(SynthesisStarted(taskId: taskId, rawJSON: text)))
             let texts = pendingTexts
             pendingTexts = []
             texts.forEach(sendText)
@@ -265,11 +269,11 @@ final class SynthesisEngine: @unchecked Sendable {
             let sentence = SynthesisSentence(index: index, originalText: original, words: words,
                                              characters: characters, rawJSON: text)
             switch kind {
-            case "sentence-begin": delivery.deliver(.sentenceBegin(sentence))
+            case "sentence-begin": emit(.sentenceBegin(sentence))
             case "sentence-synthesis":
                 synthesisIndex = index
-                delivery.deliver(.sentenceSynthesis(sentence))
-            case "sentence-end": delivery.deliver(.sentenceEnd(sentence))
+                emit(.sentenceSynthesis(sentence))
+            case "sentence-end": emit(.sentenceEnd(sentence))
             default: break // a result type this client does not know
             }
         case .finished(let characters, let words):
@@ -278,8 +282,8 @@ final class SynthesisEngine: @unchecked Sendable {
             }
             phase = .idle
             phaseDeadline = nil
-            active.withLock { $0 = false }
-            delivery.deliver(.completed(SynthesisCompleted(taskId: taskId, characters: characters, words: words,
+            endActive()
+            emit(.completed(SynthesisCompleted(taskId: taskId, characters: characters, words: words,
                                                            rawJSON: text)))
         case .failed(let code, let message):
             fail(SpeechStreamingError(.taskFailed, message.isEmpty ? "the server failed the task" : message,
@@ -288,6 +292,11 @@ final class SynthesisEngine: @unchecked Sendable {
             break
         }
     }
+
+    private func emit(_ event: SynthesisEvent) { delivery.deliver(event, generation: generation) }
+
+    /// The task ended: the session may start the next (unless it already moved on to a newer task).
+    private func endActive() { active.withLock { if $0 == generation { $0 = nil } } }
 
     private func violation(_ what: String, _ text: String) {
         fail(SpeechStreamingError(.protocolViolation, what, rawJSON: text))
@@ -309,7 +318,7 @@ final class SynthesisEngine: @unchecked Sendable {
             $0.audioFrames += 1
             $0.audioBytes += audio.count
         }
-        delivery.deliver(.audio(SynthesisAudio(bytes: Array(audio), sentenceIndex: synthesisIndex)))
+        emit(.audio(SynthesisAudio(bytes: Array(audio), sentenceIndex: synthesisIndex)))
         synthesisIndex = nil
     }
 
