@@ -43,6 +43,9 @@ struct EchoSpeechGate {
     let afterPlaybackFrames: Int
     /// Running echo reduction over far-end frames that look like echo alone, dB.
     private(set) var echoReduction: Float = 0
+    /// Whether the far end played within ``holdFrames`` of the last frame given to ``allowsSpeech``: the
+    /// segmenter then needs the longer playback onset (``FrontEndConfiguration/EchoGate/playbackOnsetMilliseconds``).
+    var isPlaybackActive: Bool { framesSinceFarEnd <= holdFrames }
 
     init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {
         holdFrames = settings.holdMilliseconds / 10

@@ -179,7 +179,7 @@ final class ProcessingChain {
             let levels = recentLevels[(emitted / frameLength) % recentLevels.count]
             let allowed = speechGate.allowsSpeech(reference: levels.reference, mic: levels.mic,
                                                   output: LevelMeter.rmsDecibels(frame))
-            output.process(frame, position: emitted, speechAllowed: allowed)
+            output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
             compensator.removeFirst(frameLength)
             emitted += frameLength
         }
