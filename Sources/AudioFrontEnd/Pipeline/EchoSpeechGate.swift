@@ -19,8 +19,11 @@
 /// ``resumeFrames`` after playback resumes from a pause, where the filters leak for a moment. For
 /// ``afterPlaybackFrames`` after playback stops, the output must still stand above the residual level (the
 /// suppressors held the noise floor down; the VAD's noise estimate needs time to follow it back up). Later every
-/// frame may count. The settings come from ``FrontEndConfiguration/EchoGate``; its defaults were set on
-/// `doubletalk_ser0db_16k.wav` (FrontEndEchoTests).
+/// frame may count. While the far end plays (``isPlaybackActive``), the output stages also ask the segmenter for
+/// a longer onset (``FrontEndConfiguration/EchoGate/playbackOnsetMilliseconds``): what leaks through this gate
+/// comes in short bursts. The settings come from ``FrontEndConfiguration/EchoGate``; the margins were set on
+/// `doubletalk_ser0db_16k.wav` (FrontEndEchoTests), the playback onset and the echo estimate as the reference
+/// level on the scenario matrix's tuning half.
 ///
 /// Real-time safe; processing thread.
 struct EchoSpeechGate {
