@@ -60,6 +60,13 @@ let package = Package(
             dependencies: ["AudioFrontEnd", "CReferencePipeline", "AllocationCounter"],
             path: "Benchmarks/afe-bench"
         ),
+        // Playback cost per format and the release check of the playback loop (Benchmarks/playback.sh); its own
+        // program so that afe-bench does not link libmpg123.
+        .executableTarget(
+            name: "afe-playback-bench",
+            dependencies: ["AudioPlayback", "AudioFrontEnd", "AllocationCounter"],
+            path: "Benchmarks/afe-playback-bench"
+        ),
         // Long runs of the release build through each public surface (Soak/run.sh).
         .executableTarget(
             name: "afe-soak",
@@ -108,5 +115,6 @@ if Context.environment["AFE_FUZZ"] == "1" {
         fuzzTarget("FuzzAudioFile", ["AudioFrontEnd"]),
         fuzzTarget("FuzzOggOpus", ["AudioFrontEnd", "SpeechStreaming"]),
         fuzzTarget("FuzzNuiCalls", ["CNui", "NuiC"]),
+        fuzzTarget("FuzzPlaybackDecoders", ["AudioPlayback"]),
     ]
 }

@@ -1,7 +1,6 @@
 import AudioFrontEnd
 import AudioPlayback
 import Foundation
-import Synchronization
 
 /// Records what a player pushes as reference, in preallocated storage (so the render path stays allocation-free).
 final class RecordingReference: EchoReferenceSink, @unchecked Sendable {
@@ -30,9 +29,13 @@ final class RecordingReference: EchoReferenceSink, @unchecked Sendable {
 
 /// Collects a player's events (worker thread) for the test thread.
 final class EventLog: @unchecked Sendable {
-    private let events = Mutex<[PlaybackEvent]>([])
-    func attach(to player: SynthesisPlayer) { player.setEventHandler { [self] event in events.withLock { $0.append(event) } } }
-    var all: [PlaybackEvent] { events.withLock { $0 } }
+    // NSLock, not Mutex: ThreadSanitizer reports a false race on a contended Mutex (docs/libraries.md).
+    private let lock = NSLock()
+    private var events: [PlaybackEvent] = []
+    func attach(to player: SynthesisPlayer) {
+        player.setEventHandler { [self] event in lock.lock(); events.append(event); lock.unlock() }
+    }
+    var all: [PlaybackEvent] { lock.lock(); defer { lock.unlock() }; return events }
 
     /// Waits (up to `seconds`) until `predicate` holds for the events.
     @discardableResult

@@ -49,6 +49,8 @@ public final class OggOpusStreamDecoder: SynthesisStreamDecoder {
         sync = .allocate(capacity: 1)
         stream = .allocate(capacity: 1)
         ogg_sync_init(sync)
+        // Room for the largest page and a piece after it, reserved now so that the sync buffer never grows later.
+        _ = ogg_sync_buffer(sync, 2 * 65536)
         ogg_stream_init(stream, 0)
         pcm = .allocate(capacity: 2 * Opus.maximumPacketDuration48kHz)
     }

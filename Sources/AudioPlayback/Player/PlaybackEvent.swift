@@ -35,6 +35,10 @@ public enum PlaybackEvent: Sendable, Equatable {
 
 /// Drops and underruns so far. Read on any thread (each field is read atomically on its own).
 public struct PlaybackCounts: Sendable, Equatable {
+    /// Frames handed to the device so far (silence included).
+    public var renderedFrames = 0
+    /// Samples (interleaved) pushed to the reference sink and taken by it.
+    public var referenceSamplesPushed = 0
     /// Device samples (frames) filled with silence because the decoded audio was late, during an utterance.
     public var underrunFrames = 0
     /// Input bytes refused because the input buffer was full.

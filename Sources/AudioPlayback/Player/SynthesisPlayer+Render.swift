@@ -18,6 +18,7 @@ extension SynthesisPlayer {
             offset += frames * channels
         }
         for i in offset..<buffer.count { buffer[i] = 0 }
+        renderedFrames.add(buffer.count / channels, ordering: .relaxed)
     }
 
     private func renderPiece(_ out: UnsafeMutableBufferPointer<Int16>, frames: Int) {
@@ -130,6 +131,7 @@ extension SynthesisPlayer {
     private func pushReference(_ out: UnsafeMutableBufferPointer<Int16>) {
         guard let reference else { return }
         let result = reference.pushReference(samples: UnsafeBufferPointer(out))
+        referenceSamplesPushed.add(result.accepted, ordering: .relaxed)
         if result.accepted < out.count { refusedReferenceSamples.add(out.count - result.accepted, ordering: .relaxed) }
     }
 

@@ -66,10 +66,13 @@ extension SynthesisPlayer {
             workerDecoder = nil
             inputRecords.discard(1)
             if !workerDiscarding {
-                deliver(.inputEnded(utterance: record.utterance, samples: workerSamples))
+                // The end mark first: once the app hears the input ended, the render side knows where it ends
+                // (no underrun counted for the last partial buffer). Its drained event, delivered by this thread,
+                // still comes after.
                 while !writeMark(isEnd: true, utterance: record.utterance, stopGeneration: workerStopGeneration) {
                     if !waitForRoom() { break }
                 }
+                deliver(.inputEnded(utterance: record.utterance, samples: workerSamples))
             }
         }
         return true

@@ -21,7 +21,7 @@ import Synchronization
 public final class SynthesisPlayer: @unchecked Sendable {
     // Invariant for @unchecked Sendable: the rings are SPSC with the producers and consumers named above; the
     // `render*` fields are touched by the render thread only, the `worker*` fields by the worker only; the input
-    // fields by the input thread only; shared state is atomic or behind `handler`'s Mutex (never taken on render).
+    // fields by the input thread only; shared state is atomic or behind a `Locked` (never taken on render).
     public let configuration: PlaybackConfiguration
     /// Where the played samples go as echo reference (normally the ``FrontEnd``), if anywhere.
     public let reference: (any EchoReferenceSink)?
@@ -41,13 +41,15 @@ public final class SynthesisPlayer: @unchecked Sendable {
     let positionSamples = Atomic<Int>(0)
     let currentUtterance = Atomic<Int>(0)
     let underrunFrames = Atomic<Int>(0)
+    let renderedFrames = Atomic<Int>(0)
+    let referenceSamplesPushed = Atomic<Int>(0)
     let refusedInputBytes = Atomic<Int>(0)
     let refusedReferenceSamples = Atomic<Int>(0)
     let droppedEvents = Atomic<Int>(0)
     let shutdown = Atomic<Bool>(false)
     let workerDone = Atomic<Bool>(false)
-    let handler = Mutex<(@Sendable (PlaybackEvent) -> Void)?>(nil)
-    let decodeCountsBox = Mutex(DecodeCounts())
+    let handler = Locked<(@Sendable (PlaybackEvent) -> Void)?>(nil)
+    let decodeCountsBox = Locked(DecodeCounts())
 
     // Input thread.
     var inputUtterance = 0
@@ -124,10 +126,15 @@ public final class SynthesisPlayer: @unchecked Sendable {
         PlayedPosition(samples: positionSamples.load(ordering: .acquiring), sampleRate: configuration.sampleRate)
     }
 
+    /// Decoded frames waiting to be rendered (the sample ring's fill): the latency the player adds. Any thread.
+    public var bufferedFrames: Int { samples.count }
+
     /// Drops and underruns so far. Any thread.
     public var counts: PlaybackCounts {
         var counts = PlaybackCounts()
         counts.underrunFrames = underrunFrames.load(ordering: .relaxed)
+        counts.renderedFrames = renderedFrames.load(ordering: .relaxed)
+        counts.referenceSamplesPushed = referenceSamplesPushed.load(ordering: .relaxed)
         counts.refusedInputBytes = refusedInputBytes.load(ordering: .relaxed)
         counts.refusedReferenceSamples = refusedReferenceSamples.load(ordering: .relaxed)
         counts.droppedEvents = droppedEvents.load(ordering: .relaxed)
