@@ -14,8 +14,8 @@ public protocol PlaybackSink: AnyObject, Sendable {
 /// ``SynthesisPlayer`` (pushing each one to the front end's reference as it does) and writes it to the app's
 /// sink. Paced by the sink (its write blocks) or by the clock (one buffer per buffer duration).
 ///
-/// Lifecycle: create → ``start()`` → ``stop()`` (waits for the thread) or deinit. Control calls from any
-/// thread but the playback thread.
+/// Lifecycle: create → ``start()`` → ``stop()`` (waits for the thread). The running thread keeps the object
+/// alive, so call ``stop()`` before letting it go. Control calls from any thread but the playback thread.
 public final class SinkPlayback: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `buffer` is touched by the playback thread only, after start; the
     // flags are atomic.

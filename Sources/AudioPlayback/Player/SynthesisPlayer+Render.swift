@@ -95,7 +95,11 @@ extension SynthesisPlayer {
         let read = samples.totalRead
         if until > read { samples.discard(until - read) }
         var mark = UtteranceMark(index: 0, isEnd: false, utterance: 0, stopGeneration: 0)
-        while peekMark(&mark), mark.stopGeneration < generation || mark.index < until { marks.discard(1) }
+        while peekMark(&mark), mark.stopGeneration < generation || mark.index < until {
+            marks.discard(1)
+            // An utterance queued behind the stopped one (its begin not yet reached) never plays: it stops at 0.
+            if !mark.isEnd { emit(.stopped, mark.utterance, 0) }
+        }
         renderStopGeneration = generation
         return true
     }

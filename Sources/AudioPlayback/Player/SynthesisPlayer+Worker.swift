@@ -38,6 +38,8 @@ extension SynthesisPlayer {
                 inputRecords.discard(1)
                 workerDiscarding = true
                 workerDecoder = nil
+                deliverRenderEvents()
+                deliver(.stopped(utterance: record.utterance, position: PlayedPosition(samples: 0, sampleRate: configuration.sampleRate)))
                 return true
             }
             guard writeMark(isEnd: false, utterance: record.utterance, stopGeneration: record.stopGeneration) else { return false }
