@@ -189,6 +189,7 @@ public final class OggOpusStreamDecoder: SynthesisStreamDecoder {
         let decoded = duration48 > 0 ? decoder.decode(packet: bytes, into: pcm) : -1
         guard decoded > 0 else {
             counts.corruptPackets += 1
+            if duration48 > 0 { granule += duration48 } // its time passes all the same: the end trim stays right
             return
         }
         var count = decoded

@@ -6,8 +6,9 @@
 /// Hostile input never traps: every claim is checked before memory is committed, damage that can be stepped
 /// over is counted in ``counts``, the rest is thrown.
 ///
-/// Threading: one thread at a time (the decoding thread). Not real-time safe in general (the libraries may
-/// allocate while warming up), but in steady state no call allocates (measured by the tests).
+/// Threading: one thread at a time (the decoding thread). Not real-time safe in general: creating the codec and
+/// the resampler when the header arrives allocates; after the first two pieces no call allocates (measured by
+/// `DecoderAllocationTests` and `Benchmarks/playback.sh cost`).
 public protocol SynthesisStreamDecoder: AnyObject {
     /// The format decoded.
     var format: SynthesisAudioFormat { get }

@@ -126,6 +126,9 @@ public final class SynthesisPlayer: @unchecked Sendable {
         PlayedPosition(samples: positionSamples.load(ordering: .acquiring), sampleRate: configuration.sampleRate)
     }
 
+    /// The utterance now (or last) playing (0 before the first). Any thread.
+    public var playingUtterance: Int { currentUtterance.load(ordering: .relaxed) }
+
     /// Decoded frames waiting to be rendered (the sample ring's fill): the latency the player adds. Any thread.
     public var bufferedFrames: Int { samples.count }
 
