@@ -98,6 +98,28 @@ final class PlayerTests: XCTestCase {
         XCTAssertTrue(log.wait { $0.contains(.drained(utterance: 2, position: PlayedPosition(samples: 3, sampleRate: self.rate))) }, "\(log.all)")
     }
 
+    func testBackToBackUtterancesDrainEachAndPlayingChangesOnce() throws {
+        let reference = RecordingReference(capacity: 1 << 16)
+        let player = try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate), reference: reference)
+        defer { player.close() }
+        let log = EventLog()
+        log.attach(to: player)
+        try player.play(.pcm, sampleRate: rate, pieces: [Bytes.littleEndian([Int16](repeating: 5, count: 250))])
+        try player.play(.pcm, sampleRate: rate, pieces: [Bytes.littleEndian([Int16](repeating: 9, count: 130))])
+        XCTAssertTrue(log.wait { $0.filter(\.isInputEnded).count == 2 })
+        var buffer = [Int16](repeating: 0, count: frames)
+        var rendered: [Int16] = []
+        for _ in 0..<80 { buffer.withUnsafeMutableBufferPointer { player.render(into: $0) }; rendered += buffer }
+        XCTAssertEqual(Array(rendered.prefix(381)), [Int16](repeating: 5, count: 250) + [Int16](repeating: 9, count: 130) + [0])
+        XCTAssertTrue(log.wait { $0.contains(where: \.isRearmed) })
+        XCTAssertEqual(log.all.map(\.name), ["inputEnded", "inputEnded", "started", "drained", "started", "drained", "micRearmed"])
+        XCTAssertTrue(log.all.contains(.drained(utterance: 1, position: PlayedPosition(samples: 250, sampleRate: rate))))
+        XCTAssertTrue(log.all.contains(.drained(utterance: 2, position: PlayedPosition(samples: 130, sampleRate: rate))))
+        XCTAssertEqual(reference.playingChanges, [true, false], "one playback, two utterances")
+        XCTAssertEqual(reference.samples, Array(rendered.prefix(3 * frames)))
+        XCTAssertEqual(player.counts.underrunFrames, 0)
+    }
+
     func testUnderrunIsSilenceAndCounted() throws {
         let player = try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate))
         defer { player.close() }

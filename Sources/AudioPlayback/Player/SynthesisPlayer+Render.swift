@@ -27,7 +27,7 @@ extension SynthesisPlayer {
             return
         }
         let activeAtStart = renderActive
-        var drained = false
+        var ended = false
         var filled = 0
         var mark = UtteranceMark(index: 0, isEnd: false, utterance: 0, stopGeneration: 0)
         while filled < frames {
@@ -37,8 +37,12 @@ extension SynthesisPlayer {
                 marks.discard(1)
                 if mark.isEnd {
                     if renderActive, mark.utterance == renderUtterance {
+                        // Its last sample is in this buffer; the next utterance may begin in the same buffer.
                         renderActive = false
-                        drained = true
+                        ended = true
+                        emit(.drained, renderUtterance, renderPosition)
+                        renderRearmCountdown = rearmFrames + filled // counted from its last sample: this buffer's rest counts
+                        renderRearmUtterance = renderUtterance
                     }
                 } else {
                     renderActive = true
@@ -47,7 +51,7 @@ extension SynthesisPlayer {
                     renderPosition = 0
                     renderRearmCountdown = -1
                     currentUtterance.store(mark.utterance, ordering: .relaxed)
-                    reference?.setPlaying(true)
+                    reportPlaying(true)
                 }
                 continue
             }
@@ -67,15 +71,17 @@ extension SynthesisPlayer {
             if renderActive { underrunFrames.add(frames - filled, ordering: .relaxed) }
         }
         applyVolume(into: out, frames: frames)
-        if activeAtStart || renderActive || drained { pushReference(out) }
+        if activeAtStart || renderActive || ended { pushReference(out) }
         positionSamples.store(renderPosition, ordering: .releasing)
-        if drained {
-            reference?.setPlaying(false)
-            emit(.drained, renderUtterance, renderPosition)
-            renderRearmCountdown = rearmFrames
-            renderRearmUtterance = renderUtterance
-        }
+        if !renderActive { reportPlaying(false) }
         countRearm(frames: frames)
+    }
+
+    /// Tells the reference sink that playback started or ended, once per change.
+    private func reportPlaying(_ isPlaying: Bool) {
+        guard isPlaying != renderReportedPlaying else { return }
+        renderReportedPlaying = isPlaying
+        reference?.setPlaying(isPlaying)
     }
 
     /// Acts on a ``stop()``: reports it once, then hands out silence until the worker has marked what is stale,
@@ -85,7 +91,7 @@ extension SynthesisPlayer {
         guard generation != renderStopGeneration else { return true }
         if renderActive {
             renderActive = false
-            reference?.setPlaying(false)
+            reportPlaying(false)
             emit(.stopped, renderUtterance, renderPosition)
             renderRearmCountdown = rearmFrames
             renderRearmUtterance = renderUtterance

@@ -69,6 +69,7 @@ public final class SynthesisPlayer: @unchecked Sendable {
     var renderUtterance = 0
     var renderActive = false
     var renderStarted = false
+    var renderReportedPlaying = false
     var renderPosition = 0
     var renderRearmCountdown = -1
     var renderRearmUtterance = 0
