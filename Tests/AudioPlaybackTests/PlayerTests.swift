@@ -120,6 +120,54 @@ final class PlayerTests: XCTestCase {
         XCTAssertEqual(player.counts.underrunFrames, 0)
     }
 
+    func testSettingsOutOfRangeAndAFrontEndOfAnotherFormatAreRefused() throws {
+        for bad in [PlaybackConfiguration(sampleRate: 7999), PlaybackConfiguration(channelCount: 3),
+                    PlaybackConfiguration(bufferMilliseconds: 10), PlaybackConfiguration(inputCapacityBytes: 1),
+                    PlaybackConfiguration(maximumRenderFrames: 1 << 20), PlaybackConfiguration(rearmAfterMilliseconds: -1),
+                    PlaybackConfiguration(resamplerQuality: 11)] {
+            XCTAssertThrowsError(try SynthesisPlayer(configuration: bad), "\(bad)")
+        }
+        var configuration = FrontEndConfiguration()
+        configuration.reference = .init(sampleRate: 48000)
+        let frontEnd = try FrontEnd(configuration: configuration)
+        XCTAssertThrowsError(try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate), reference: frontEnd)) {
+            XCTAssertEqual(($0 as? AudioFrontEndError)?.code, .invalidConfiguration)
+        }
+        let player = try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate))
+        defer { player.close() }
+        XCTAssertEqual(Bytes.littleEndian([1]).withUnsafeBytes { player.enqueue($0) }, 0, "input outside an utterance")
+        XCTAssertEqual(player.counts.refusedInputBytes, 2)
+        try player.begin(format: .pcm, sampleRate: rate)
+        XCTAssertThrowsError(try player.begin(format: .pcm, sampleRate: rate), "begin before endInput")
+        player.volume = 7
+        XCTAssertEqual(player.volume, 1)
+        player.volume = .nan
+        XCTAssertEqual(player.volume, 0)
+    }
+
+    func testAStreamThatFailsReportsItPlaysWhatCameBeforeAndStillDrains() throws {
+        let player = try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate))
+        defer { player.close() }
+        let log = EventLog()
+        log.attach(to: player)
+        // A wav stream whose data chunk is cut short: its 100 samples play, then truncated is reported.
+        var header = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0, 1, 0, 1, 0]
+        header += [0x80, 0x3E, 0, 0, 0, 0x7D, 0, 0, 2, 0, 16, 0] + Array("data".utf8) + [0x90, 0x01, 0, 0] // 400 bytes claimed
+        try player.play(.wav, sampleRate: rate, pieces: [header, Bytes.littleEndian([Int16](repeating: 3, count: 100))])
+        // And garbage as opus: nothing plays.
+        try player.play(.opus, sampleRate: rate, pieces: [[UInt8](repeating: 0x4F, count: 3000)])
+        XCTAssertTrue(log.wait { $0.filter(\.isInputEnded).count == 2 })
+        var buffer = [Int16](repeating: 0, count: frames)
+        for _ in 0..<3 { buffer.withUnsafeMutableBufferPointer { player.render(into: $0) } }
+        XCTAssertTrue(log.wait { $0.filter(\.isDrained).count == 2 }, "\(log.all)")
+        let failures = log.all.compactMap { if case .decodeFailed(let u, let e) = $0 { return (u, e.code) }; return nil }
+        XCTAssertEqual(failures.map(\.0), [1, 2])
+        XCTAssertEqual(failures.map(\.1), [.truncated, .truncated])
+        XCTAssertTrue(log.all.contains(.drained(utterance: 1, position: PlayedPosition(samples: 100, sampleRate: rate))))
+        XCTAssertTrue(log.all.contains(.drained(utterance: 2, position: PlayedPosition(samples: 0, sampleRate: rate))))
+        XCTAssertGreaterThan(player.decodeCounts.errors, 0)
+    }
+
     func testUnderrunIsSilenceAndCounted() throws {
         let player = try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate))
         defer { player.close() }
