@@ -109,6 +109,31 @@ final class PlaybackHostileStreamTests: XCTestCase {
         XCTAssertEqual(try decode(.opus, endless).error?.code, .absurdClaim)
     }
 
+    func testOpusStreamsOneAfterAnotherWithOrWithoutEndOfStreamBothPlay() throws {
+        let first = try EncodedInputs.opus(try EncodedInputs.speech(rate: 16000))
+        let second = try EncodedInputs.opus(try EncodedInputs.speech(rate: 24000))
+        let one = try decode(.opus, first).samples.count
+        let two = try decode(.opus, second).samples.count
+        // Chained (the first ends with its end-of-stream page), and the first's end-of-stream flag cleared.
+        var pages = Feed.oggPages(first)
+        XCTAssertEqual(try decode(.opus, pages.flatMap { $0 } + second).samples.count, one + two)
+        var last = pages.removeLast()
+        last[5] &= ~4
+        last.replaceSubrange(22..<26, with: [0, 0, 0, 0])
+        var crc: UInt32 = 0
+        for byte in last {
+            crc ^= UInt32(byte) << 24
+            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        for i in 0..<4 { last[22 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+        let unended = try decode(.opus, pages.flatMap { $0 } + last + second)
+        XCTAssertNil(unended.error)
+        // Without its end page the first stream's last packet is not trimmed to the granule: up to one packet more.
+        XCTAssertGreaterThanOrEqual(unended.samples.count, one + two)
+        XCTAssertLessThanOrEqual(unended.samples.count, one + two + 960)
+        XCTAssertEqual(unended.counts.foreignPages, 0)
+    }
+
     func testRandomBytesNeverTrapInAnyFormat() throws {
         let wav = try EncodedInputs.speech(rate: 16000)
         let seeds: [[UInt8]] = [try EncodedInputs.opus(wav), try EncodedInputs.mp3(wav, kbps: 32), try EncodedInputs.bytes(wav)]

@@ -8,9 +8,10 @@ import Glibc
 /// anywhere; libogg finds and checks the pages (CRC), libopus decodes the packets. See ``SynthesisStreamDecoder``.
 ///
 /// Honoured: OpusHead (channels, pre-skip, output gain), OpusTags (checked, skipped), the end-of-stream page's
-/// granule position (the last packet is trimmed to it), chained streams (a new beginning-of-stream page after the
-/// end of the previous one starts over). Stepped over and counted: junk between pages, pages of other logical
-/// streams, gaps in the page sequence, packets libopus refuses. Thrown: a stream that does not start with
+/// granule position (the last packet is trimmed to it), chained streams (a beginning-of-stream page starts over,
+/// whether or not the previous stream ended). Stepped over and counted: junk between pages, pages of other
+/// logical streams, gaps in the page sequence, packets libopus refuses. Not done: the start trim of RFC 7845
+/// §4.5 (a first audio page whose granule position is below its packets' duration). Thrown: a stream that does not start with
 /// OpusHead + OpusTags, mapping families other than 0, a packet longer than ``maximumPacketBytes`` (claimed by
 /// continued pages; checked before libogg commits memory for it), and a stream that ends inside a page.
 ///
@@ -118,9 +119,11 @@ public final class OggOpusStreamDecoder: SynthesisStreamDecoder {
     private func take(_ page: inout ogg_page, output: (UnsafeBufferPointer<Int16>) -> Void) throws(PlaybackDecodeError) {
         let serial = ogg_page_serialno(&page)
         if ogg_page_bos(&page) != 0 {
-            guard !hasStream || phase == .ended else {
-                counts.foreignPages += 1
-                return
+            // A new logical stream: after the end of the last (a chain), or in its middle — a server that starts
+            // each sentence as its own stream without ending the previous one. Synthesis streams are never
+            // multiplexed, so the new one replaces the old (its headers, pre-skip and gain apply from here).
+            if hasStream && phase != .ended && stream.pointee.body_fill > stream.pointee.body_returned {
+                counts.lostPages += 1 // a packet of the old stream left unfinished
             }
             ogg_stream_reset_serialno(stream, serial)
             hasStream = true
