@@ -14,7 +14,7 @@ import SpeechSynthesis
 /// return the parameter's code (240100–240105) and log a line naming the key. The API key never reaches a log line,
 /// file, callback or error (SpeechStreaming's ``Redactor``).
 ///
-/// Not provided yet: `playStreamInputTts` / `asyncPlayStreamInputTts` (they need the playback component).
+/// `playStreamInputTts` / `asyncPlayStreamInputTts` are the one-shot forms (start + text + finish, SSML on).
 ///
 /// Threads: every method from any thread, callbacks included; not real-time safe (locks, allocation).
 public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state under `lock`
@@ -208,6 +208,62 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         }
         running?.cancel()
         return code
+    }
+
+    /// One-shot synthesis of `text`: start, the whole text, finish; returns at once and delivers everything through
+    /// the callbacks (no stop call needed). SSML is on unless `parameters` set `enable_ssml` false.
+    ///
+    /// The corresponding Objective-C call is `-playStreamInputTts:parameters:text:sessionId:logLevel:saveLog:`. As on
+    /// the reference page, the audio arrives through `onStreamInputTtsDataCallback`; feeding a device (and the echo
+    /// reference) is the app's, e.g. with AudioPlayback's `SynthesisPlayer`.
+    /// - Returns: as ``startStreamInputTts(_:parameters:sessionId:logLevel:saveLog:)``, or
+    ///   `NUI_ERR_INVALID_PARAMETER_VALUE` for a null or empty text.
+    @discardableResult
+    public func playStreamInputTts(_ ticket: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?,
+                                   text: UnsafePointer<CChar>?, sessionId: UnsafePointer<CChar>?,
+                                   logLevel: NuiSdkLogLevel, saveLog: Bool) -> NuiResultCode {
+        oneShot("playStreamInputTts", ticket, parameters, text, sessionId, logLevel, saveLog)
+    }
+
+    /// Sends all of `text` for synthesis and returns at once, without waiting for audio (no stop call needed); SSML
+    /// on by default. The corresponding Objective-C call is
+    /// `-asyncPlayStreamInputTts:parameters:text:sessionId:logLevel:saveLog:`.
+    /// - Returns: as ``playStreamInputTts(_:parameters:text:sessionId:logLevel:saveLog:)``.
+    @discardableResult
+    public func asyncPlayStreamInputTts(_ ticket: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?,
+                                        text: UnsafePointer<CChar>?, sessionId: UnsafePointer<CChar>?,
+                                        logLevel: NuiSdkLogLevel, saveLog: Bool) -> NuiResultCode {
+        oneShot("asyncPlayStreamInputTts", ticket, parameters, text, sessionId, logLevel, saveLog)
+    }
+
+    private func oneShot(_ call: String, _ ticket: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
+                         _ text: UnsafePointer<CChar>?, _ sessionId: UnsafePointer<CChar>?, _ logLevel: NuiSdkLogLevel,
+                         _ saveLog: Bool) -> NuiResultCode {
+        guard let text, text.pointee != 0 else {
+            return lock.withLock { refuse(call, .NUI_ERR_INVALID_PARAMETER_VALUE, "text is null or empty") }
+        }
+        let started: NuiResultCode
+        if let withSSML = Self.ssmlByDefault(parameters) {
+            started = withSSML.withCString {
+                startStreamInputTts(ticket, parameters: $0, sessionId: sessionId, logLevel: logLevel, saveLog: saveLog)
+            }
+        } else {
+            started = startStreamInputTts(ticket, parameters: nil, sessionId: sessionId, logLevel: logLevel, saveLog: saveLog)
+        }
+        guard started == .SUCCESS else { return started }
+        let sent = sendStreamInputTts(text)
+        guard sent == .SUCCESS else { return sent }
+        return asyncStopStreamInputTts()
+    }
+
+    /// `parameters` with `enable_ssml` true unless it says otherwise (the one-shot calls' default); text that is
+    /// not a JSON object is passed on unchanged, for start's own error.
+    private static func ssmlByDefault(_ parameters: UnsafePointer<CChar>?) -> String? {
+        guard let parameters else { return nil }
+        let text = String(cString: parameters)
+        guard var object = try? JSONText.object(text) else { return text }
+        if object["enable_ssml"] == nil { object["enable_ssml"] = true }
+        return JSONText.encode(object)
     }
 
     /// The SDK's version text.

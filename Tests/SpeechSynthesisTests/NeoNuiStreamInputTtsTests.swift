@@ -137,6 +137,33 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
         XCTAssertEqual(recorder.items.count, count, "no callback after cancel")
     }
 
+    func testOneShotPlayCallsSynthesizeSSMLThroughTheCallbacks() throws {
+        let server = try SynthesisServer()
+        for async in [false, true] {
+            let (tts, recorder) = make()
+            let text = #"<speak>Hello <break time="200ms"/> there.</speak>"#
+            let code = async ? tts.asyncPlayStreamInputTts(ticket(server), parameters: Self.parameters, text: text,
+                                                           sessionId: nil, logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false)
+                : tts.playStreamInputTts(ticket(server), parameters: Self.parameters, text: text, sessionId: nil,
+                                         logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false)
+            XCTAssertEqual(code, .SUCCESS)
+            XCTAssertEqual(recorder.wait(for: [.TTS_EVENT_SYNTHESIS_COMPLETE, .TTS_EVENT_TASK_FAILED])?.event,
+                           .TTS_EVENT_SYNTHESIS_COMPLETE)
+            XCTAssertGreaterThan(recorder.bytes, 8000)
+            XCTAssertEqual(tts.sendStreamInputTts("more"), .NUI_ERR_NO_DIALOG, "the one-shot call already finished the text")
+            XCTAssertEqual(tts.playStreamInputTts(ticket(server), parameters: Self.parameters, text: nil, sessionId: nil,
+                                                  logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .NUI_ERR_INVALID_PARAMETER_VALUE)
+            XCTAssertEqual(tts.playStreamInputTts(ticket(server), parameters: nil, text: "Hi.", sessionId: nil,
+                                                  logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .NUI_ERR_INVALID_JSON)
+        }
+        // SSML is on by default: cosyvoice-v1 refuses it on the server ("SSML text is not supported at the moment!").
+        let (tts, recorder) = make()
+        let v1 = Self.parameters.replacingOccurrences(of: "cosyvoice-v2", with: "cosyvoice-v1")
+        XCTAssertEqual(tts.playStreamInputTts(ticket(server), parameters: v1, text: "Hi.", sessionId: nil,
+                                              logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .SUCCESS)
+        XCTAssertEqual(recorder.wait(for: [.TTS_EVENT_TASK_FAILED])?.message, "SSML text is not supported at the moment!")
+    }
+
     func testEveryCallInEveryState() throws {
         let server = try SynthesisServer(["--fault", "slow-finish:delay_ms=800"])
         let (tts, _) = make()
