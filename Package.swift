@@ -11,9 +11,12 @@ let package = Package(
     name: "AudioFrontEnd",
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
+        .library(name: "AudioPlayback", targets: ["AudioPlayback"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "SpeechSynthesis", targets: ["SpeechSynthesis"]),
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
+        .library(name: "NuiTTS", targets: ["NuiTTS"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
         .executable(name: "afe-soak", targets: ["afe-soak"]),
@@ -28,6 +31,7 @@ let package = Package(
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CWebSockets", pkgConfig: "libwebsockets", apt: "libwebsockets-dev"),
+        systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
         .target(
             name: "CAudioShims",
             dependencies: ["CWebRTCAudioProcessing", "COpus"],
@@ -37,12 +41,20 @@ let package = Package(
             name: "AudioFrontEnd",
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
+        // Speech-synthesis playback: streaming pcm/wav/mp3/opus decoders and the player that is its own echo
+        // reference. Its own target so that libmpg123 is linked only by apps that play synthesis.
+        .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"]),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
+        .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
+        // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
+        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
+                                                    "SpeechSynthesis"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
             name: "CReferencePipeline",
@@ -55,6 +67,13 @@ let package = Package(
             dependencies: ["AudioFrontEnd", "CReferencePipeline", "AllocationCounter"],
             path: "Benchmarks/afe-bench"
         ),
+        // Playback cost per format and the release check of the playback loop (Benchmarks/playback.sh); its own
+        // program so that afe-bench does not link libmpg123.
+        .executableTarget(
+            name: "afe-playback-bench",
+            dependencies: ["AudioPlayback", "AudioFrontEnd", "AllocationCounter"],
+            path: "Benchmarks/afe-playback-bench"
+        ),
         // Long runs of the release build through each public surface (Soak/run.sh).
         .executableTarget(
             name: "afe-soak",
@@ -66,9 +85,15 @@ let package = Package(
             dependencies: ["AudioFrontEnd", "AllocationCounter"]
         ),
         .testTarget(
+            name: "AudioPlaybackTests",
+            dependencies: ["AudioPlayback", "AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
+        // The synthesis client and the stream-input TTS SDK (NuiTTS) against the reference server.
+        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK"]),
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
@@ -99,5 +124,6 @@ if Context.environment["AFE_FUZZ"] == "1" {
         fuzzTarget("FuzzAudioFile", ["AudioFrontEnd"]),
         fuzzTarget("FuzzOggOpus", ["AudioFrontEnd", "SpeechStreaming"]),
         fuzzTarget("FuzzNuiCalls", ["CNui", "NuiC"]),
+        fuzzTarget("FuzzPlaybackDecoders", ["AudioPlayback"]),
     ]
 }
