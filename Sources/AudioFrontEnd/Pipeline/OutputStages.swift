@@ -7,6 +7,9 @@ final class OutputStages {
     let outputRate: Int
     private let events: EventChannel
     private let detector: (any VoiceActivityDetector)?
+    /// The detector when it is the energy one and the onset follows its noise deviation.
+    private let fluctuationDetector: EnergyVoiceActivityDetector?
+    private let fluctuatingNoiseOnset: FrontEndConfiguration.FluctuatingNoiseOnset?
     private var segmenter: SpeechSegmenter?
     /// The segmenter's onset without and with the far end playing (``FrontEndConfiguration/EchoGate``).
     private let onset: SpeechSegmenter.Onset
@@ -29,13 +32,18 @@ final class OutputStages {
         outputRate = configuration.effectiveOutputRate
         self.events = events
         if let detection = configuration.voiceDetection {
+            try detection.fluctuatingNoiseOnset?.validate()
+            fluctuatingNoiseOnset = detection.fluctuatingNoiseOnset
             switch detection.detector {
             case .webRTC(var c):
                 c.sampleRate = rate
                 detector = try WebRTCVoiceActivityDetector(c)
+                fluctuationDetector = nil
             case .energy(var c):
                 c.sampleRate = rate
-                detector = try EnergyVoiceActivityDetector(c)
+                let energy = try EnergyVoiceActivityDetector(c)
+                detector = energy
+                fluctuationDetector = detection.fluctuatingNoiseOnset == nil ? nil : energy
             }
             var s = detection.segmenter
             s.sampleRate = rate
@@ -47,6 +55,8 @@ final class OutputStages {
                                                   backdateFrames: gate.startBackdateMilliseconds / 10)
         } else {
             detector = nil
+            fluctuationDetector = nil
+            fluctuatingNoiseOnset = nil
             segmenter = nil
             onset = SpeechSegmenter.Onset(frames: 1)
             playbackOnset = onset
@@ -102,11 +112,19 @@ final class OutputStages {
             let frameLength = detector.frameLength
             if frame.count == frameLength, detector.process(frame).isOK {
                 handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
-                                          onset: duringPlayback ? playbackOnset : onset))
+                                          onset: duringPlayback ? playbackOnset : quietOnset()))
             }
         }
         deliver(frame)
         encode(frame)
+    }
+
+    /// The onset outside playback: the segmenter's, longer in fluctuating noise (``FrontEndConfiguration/FluctuatingNoiseOnset``).
+    private func quietOnset() -> SpeechSegmenter.Onset {
+        guard let fluctuationDetector, let fluctuatingNoiseOnset else { return onset }
+        var o = onset
+        o.frames = fluctuatingNoiseOnset.frames(deviation: fluctuationDetector.noiseDeviationDecibels, baseFrames: onset.frames)
+        return o
     }
 
     /// Ends the stream: delivers exactly `totalOutput` samples in all, closes the speech segment and the
