@@ -65,8 +65,7 @@ public final class FrontEnd: @unchecked Sendable {
         micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
         referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
-        let output = try OutputStages(configuration: configuration, events: eventChannel)
-        chain = try ProcessingChain(configuration: configuration, references: references, events: eventChannel, output: output)
+        chain = try ProcessingChain(configuration: configuration, references: references, events: eventChannel)
         scratch = .zeroed(capacity: 1024)
         referenceBytesScratch = .zeroed(capacity: 1024)
         micScratch = .zeroed(capacity: micConverter.maximumFrames * micConverter.channelCount)
@@ -123,6 +122,12 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// How far the reference stream may lag the mic at play_start before it is advanced, ms.
     public static let referenceResyncThresholdMilliseconds = 200
+
+    /// How far the processed audio (``FrontEndEvent/audio(_:)``, NUI's `EVENT_AEC_DATA`, the Opus stream) lags
+    /// the mic: the echo canceller(s)' and noise suppressor's fixed delay, at the output rate. The output is
+    /// emitted as soon as the stages produce it, not held back; output sample `n + processingDelay.samples`
+    /// carries mic sample `n`. Constant; any thread. Also in ``FrontEndSummary`` and ``EchoTelemetry``.
+    public var processingDelay: ProcessingDelay { chain.processingDelay }
 
     /// The current delay estimate from reference to echo, ms; nil before the first confident estimate.
     /// Read it from the mic thread or a delegate callback (telemetry carries it too).
