@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The per-frame work of the front end at the processing rate: alignment, echo cancellation, noise suppression,
 /// levels and telemetry, then the output stages. Each frame's output goes to the output stages as soon as the
 /// stages produce it: it lags the mic by ``delaySamples`` (reported as ``processingDelay``, never held back).
@@ -34,9 +40,10 @@ final class ProcessingChain {
     private let gateReference: SampleDelay
     private let delayedMic: UnsafeMutableBufferPointer<Int16>
     private let delayedReference: UnsafeMutableBufferPointer<Int16>
-    /// Whether the far end counted as playing for the frames inside the stages, by frame number modulo the count
-    /// (a frame's output comes out of the stages up to ``delaySamples`` later).
-    private let recentPlayback: UnsafeMutableBufferPointer<Bool>
+    /// Per frame, by frame number modulo the count (a frame's output comes out of the stages up to
+    /// ``delaySamples`` later): whether the canceller ran with the far end playing, and the echo it predicted
+    /// (``EchoCanceller/echoEstimateDecibels``, else the mic level), dBFS.
+    private let recentFrames: UnsafeMutableBufferPointer<(playing: Bool, echo: Float)>
     /// Mic samples processed that are owed output (the zero padding of the last frame excluded).
     private var validInput = 0
     /// Samples passed to the output stages.
@@ -82,8 +89,8 @@ final class ProcessingChain {
         gateReference = SampleDelay(delay: delay)
         delayedMic = .zeroed(capacity: frameLength)
         delayedReference = .zeroed(capacity: frameLength)
-        recentPlayback = .allocate(capacity: 16)
-        recentPlayback.initialize(repeating: false)
+        recentFrames = .allocate(capacity: 16)
+        recentFrames.initialize(repeating: (false, -160))
         reference = .zeroed(capacity: frameLength)
         unshifted = .zeroed(capacity: frameLength)
         processed = .zeroed(capacity: frameLength)
@@ -91,7 +98,7 @@ final class ProcessingChain {
 
     deinit {
         reference.deallocate()
-        recentPlayback.deallocate()
+        recentFrames.deallocate()
         delayedMic.deallocate()
         delayedReference.deallocate()
         unshifted.deallocate()
@@ -131,7 +138,7 @@ final class ProcessingChain {
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
         telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
-        deliver(mic: mic, referencePlays: echo != nil && framesSincePlayback <= tailFrames)
+        deliver(mic: mic, inputLevel: inputLevel, cancelling: echo != nil && framesSincePlayback <= tailFrames)
         framesProcessed += 1
         if framesProcessed % 25 == 0 {
             events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
@@ -161,23 +168,33 @@ final class ProcessingChain {
     }
 
     /// Passes the frame the stages just produced (up to what is owed: the zero padding of the last frame is not)
-    /// to the output stages, with the speech gate's verdict from the levels of the input it belongs to:
-    /// the mic and aligned reference ``delaySamples`` back, and whether the far end played then.
-    private func deliver(mic: UnsafeBufferPointer<Int16>, referencePlays: Bool) {
+    /// to the output stages, with the speech gate's verdict from the levels of the input it belongs to,
+    /// ``delaySamples`` back: the mic and the aligned reference delayed exactly, whether the far end played in
+    /// the frames that span covers, and the first canceller's echo estimate (a level per frame, so the two
+    /// frames the span covers are mixed by power in proportion).
+    private func deliver(mic: UnsafeBufferPointer<Int16>, inputLevel: Float, cancelling: Bool) {
         let frameIndex = framesProcessed
-        recentPlayback[frameIndex % recentPlayback.count] = referencePlays
+        let mask = recentFrames.count - 1
+        recentFrames[frameIndex & mask] = (cancelling, cancelling ? echo?.echoEstimateDecibels ?? inputLevel : inputLevel)
         gateMic.process(mic, into: delayedMic)
         gateReference.process(UnsafeBufferPointer(reference), into: delayedReference)
         let n = min(frameLength, validInput - emitted)
         guard n > 0 else { return }
         let frame = UnsafeBufferPointer(rebasing: processed[0..<n])
-        // The oldest frame the delayed input reaches into counts as playing if the far end played then.
-        let played = recentPlayback[(frameIndex - (delaySamples + frameLength - 1) / frameLength) & (recentPlayback.count - 1)]
-            || recentPlayback[(frameIndex - delaySamples / frameLength) & (recentPlayback.count - 1)]
+        // The span starts `older` samples before the end of frame `frameIndex - whole - 1`, then runs into
+        // frame `frameIndex - whole`.
+        let whole = delaySamples / frameLength, older = delaySamples % frameLength
+        let newer = recentFrames[(frameIndex - whole) & mask]
+        let old = older > 0 ? recentFrames[(frameIndex - whole - 1) & mask] : newer
+        let played = newer.playing || old.playing
+        let weight = Float(older) / Float(frameLength)
+        let echoLevel = older > 0 ? LevelMeter.decibels(meanSquare: Double(weight) * pow(10, Double(old.echo) / 10)
+                                                                    + Double(1 - weight) * pow(10, Double(newer.echo) / 10))
+                                  : newer.echo
         let allowed = speechGate.allowsSpeech(reference: played ? LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedReference)) : -160,
                                               mic: LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedMic)),
-                                              output: LevelMeter.rmsDecibels(frame))
-        output.process(frame, position: emitted, speechAllowed: allowed)
+                                              echoEstimate: echoLevel, output: LevelMeter.rmsDecibels(frame))
+        output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
         emitted += n
     }
 
