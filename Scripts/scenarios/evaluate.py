@@ -62,7 +62,7 @@ def run_afe_process(afe, scenario_dir, truth, args, out_dir):
         raise RuntimeError(f"afe failed on {scenario_dir}: {' '.join(cmd)}\n{p.stderr.strip()}")
 
 
-def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
+def score_system(truth, sig, labels, out, vad, report, asr_cache=None, asr=True):
     spec = truth["spec"]
     n = min(len(out), len(sig["mic"]))
     mic_p, out_p = M.frames_power(sig["mic"][:n]), M.frames_power(out[:n])
@@ -106,8 +106,9 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
         r["onsets_within_150ms"] = float(np.mean([o is not None and abs(o) <= 0.15 for o in offsets])) if offsets else None
         r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
         r["stoi"] = M.stoi(sig["near"][:n], out[:n])
-        r["hypothesis"] = M.recognize(out[:n], asr_cache)
-        r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
+        if asr:
+            r["hypothesis"] = M.recognize(out[:n], asr_cache)
+            r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
     r["vad"] = vad[:f].astype(int).tolist()
     r["delay_estimate"] = [[e["t_ms"] / 1000.0, e["delay_ms"]] for e in report.get("delay_estimate_ms", [])
                            if e.get("delay_ms") is not None]
@@ -115,7 +116,7 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
 
 
 def evaluate_scenario(job):
-    afe, scenario_dir, systems, out_root, reuse = job
+    afe, scenario_dir, systems, out_root, reuse, asr = job
     asr_cache = os.path.join(out_root, "asr-cache")
     with open(os.path.join(scenario_dir, "truth.json")) as f:
         truth = json.load(f)
@@ -124,13 +125,13 @@ def evaluate_scenario(job):
     labels = {"near": lab[:, 1].astype(bool), "echo": lab[:, 2].astype(bool)}
     result = {"id": truth["spec"]["id"], "kind": truth["spec"]["kind"], "truth": truth, "systems": {},
               "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])}}
-    if truth["spec"]["near"]:
+    if truth["spec"]["near"] and asr:
         hyp = M.recognize(sig["near"], asr_cache)
         result["clean"] = {"hypothesis": hyp, "wer": M.wer(truth["near_transcript"], hyp)}
     for name, args in systems.items():
         t0 = time.time()
         out, vad, report = run_afe(afe, scenario_dir, truth, args, os.path.join(out_root, truth["spec"]["id"], name), reuse)
-        r = score_system(truth, sig, labels, out, vad, report, asr_cache)
+        r = score_system(truth, sig, labels, out, vad, report, asr_cache, asr)
         r["eval_s"] = round(time.time() - t0, 2)
         result["systems"][name] = r
     return result
@@ -152,6 +153,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--half", choices=["test", "tune"], required=True)
     p.add_argument("--only", help="comma-separated scenario ids, or 'ci' for the CI slice")
+    p.add_argument("--kinds", help="comma-separated scenario kinds (echo, drift, ...); with --only, both must match")
+    p.add_argument("--no-asr", action="store_true", help="skip PocketSphinx (no WER); for quick tuning runs")
     p.add_argument("--systems", default="default,webrtc,speex,aecm,raw")
     p.add_argument("--system", action="append", help='a named alternative: NAME="afe process options"')
     p.add_argument("--scenarios", default=os.path.join(ROOT, "out", "scenarios"))
@@ -165,10 +168,13 @@ def main():
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
     specs = matrix.by_id(a.half, ids)
+    if a.kinds:
+        specs = [s for s in specs if s["kind"] in a.kinds.split(",")]
     systems = parse_systems(a.systems, a.system)
     out = os.path.join(a.out, a.half)
-    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse) for s in specs]
-    for _, d, _, _, _ in jobs:
+    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse, not a.no_asr)
+            for s in specs]
+    for _, d, _, _, _, _ in jobs:
         if not os.path.exists(os.path.join(d, "truth.json")):
             sys.exit(f"evaluate: {d} missing; run generate.py --half {a.half} first")
     t0 = time.time()
