@@ -53,19 +53,21 @@ final class ComplexFFT {
         var half = 1
         while half < n {
             let step = n / (2 * half)
-            var start = 0
-            while start < n {
-                for k in 0..<half {
-                    let wr = cosines[k * step], wi = sines[k * step]
-                    let a = start + k, b = a + half
+            // Twiddle outer, butterflies inner: each twiddle is loaded once per stage. Wrapping arithmetic: the
+            // indices stay below `length`.
+            for k in 0..<half {
+                let wr = cosines[k &* step], wi = sines[k &* step]
+                var a = k
+                while a < n {
+                    let b = a &+ half
                     let tr = re[b] * wr - im[b] * wi
                     let ti = re[b] * wi + im[b] * wr
                     re[b] = re[a] - tr
                     im[b] = im[a] - ti
                     re[a] += tr
                     im[a] += ti
+                    a = a &+ 2 &* half
                 }
-                start += 2 * half
             }
             half *= 2
         }

@@ -185,10 +185,14 @@ final class DelayEstimator {
         let n = fftLength
         let re = real.baseAddress!, im = imaginary.baseAddress!
         _ = real.update(repeating: 0)
-        _ = imaginary.update(repeating: 0)
-        for i in 0..<windowLength { re[lagCount + i] = micRing[(micNext + i) % windowLength] }
-        let ringLength = referenceRing.count
-        for k in 0..<ringLength { im[k] = referenceRing[(referenceNext + k) % ringLength] }
+        // The rings oldest first: from the write index to the end, then from the start.
+        let micTail = windowLength - micNext
+        (re + lagCount).update(from: micRing.baseAddress! + micNext, count: micTail)
+        (re + lagCount + micTail).update(from: micRing.baseAddress!, count: micNext)
+        let ringLength = referenceRing.count, referenceTail = ringLength - referenceNext
+        im.update(from: referenceRing.baseAddress! + referenceNext, count: referenceTail)
+        (im + referenceTail).update(from: referenceRing.baseAddress!, count: referenceNext)
+        (im + ringLength).update(repeating: 0, count: n - ringLength)
         fft.forward(real: re, imaginary: im)
         let lambda = forgetting
         for k in 0...(n / 2) {
