@@ -7,7 +7,7 @@ import Darwin
 /// Tracks the bulk delay between the reference (what the device plays) and its echo in the microphone.
 ///
 /// Method: generalized cross-correlation with phase transform (GCC-PHAT) at 4 kHz. Both signals are decimated
-/// to about 4 kHz (block means); every 0.128 s the newest 0.512 s (``windowLength`` samples) of mic is
+/// to about 4 kHz (block means); every 0.128 s (0.256 s once settled) the newest 0.512 s (``windowLength`` samples) of mic is
 /// cross-correlated in the frequency domain with the reference over the whole lag range, the cross-spectrum is
 /// accumulated with exponential forgetting (about 4 s), and its phase alone (each bin divided by its magnitude)
 /// is transformed back: the result peaks sharply at the delays of the direct path and of the early reflections,
@@ -20,8 +20,8 @@ import Darwin
 /// (10–70 ms off in 9 of the 25 echo scenes of the scenario matrix's tuning half); the phase transform whitens
 /// the harmonics away. The estimate reported is steadied by a ``DelayTracker``.
 ///
-/// Cost: two complex FFTs of ``fftLength`` (8192 at the default 1000 ms range) every 0.128 s, a peak of about
-/// a million instructions in one frame of 13.
+/// Cost: two complex FFTs of ``fftLength`` (8192 at the default 1000 ms range) every 0.128 s for the first
+/// estimate and 5 s after it, then every 0.256 s: a peak of about 3 million instructions in one frame of 26.
 /// Real-time safe after creation; one thread (the pipeline's processing thread).
 final class DelayEstimator {
     let sampleRate: Int
@@ -36,10 +36,16 @@ final class DelayEstimator {
     /// to the unshifted reference, lost up to 10 dB after far-end pauses (`FrontEndEchoTests`, 120 ms vector);
     /// with 0.128 s it comes at 0.7 s.
     let hopLength = 512
+    /// Analysis samples between updates once the estimate has held for ``settledUpdates`` updates (0.256 s):
+    /// half the cost in steady state.
+    let settledHopLength = 1024
+    let settledUpdates = 40
+    private var updatesSinceEstimate = 0
     let fftLength: Int
     /// A peak this close to the highest, up to 30 ms before it, is taken as the direct path.
     let reflectionRatio: Float = 0.6
     private let forgetting: Float
+    private let settledForgetting: Float
     private let gateEnergy: Float
     private let fft: ComplexFFT
     private let real: UnsafeMutableBufferPointer<Float>
@@ -88,6 +94,7 @@ final class DelayEstimator {
         while n < windowLength + lagCount { n *= 2 }
         fftLength = n
         forgetting = expf(-Float(hopLength) / (4 * Float(analysisRate)))
+        settledForgetting = expf(-Float(settledHopLength) / (4 * Float(analysisRate)))
         gateEnergy = powf(10, gateDecibels / 10) * 32768 * 32768
         tracker = DelayTracker(sampleRate: sampleRate)
         drift = DriftFit()
@@ -135,7 +142,7 @@ final class DelayEstimator {
             micSum = 0
             referenceSum = 0
             sinceUpdate += 1
-            if sinceUpdate == hopLength {
+            if sinceUpdate >= (updatesSinceEstimate >= settledUpdates ? settledHopLength : hopLength) {
                 sinceUpdate = 0
                 updateEstimate()
             }
@@ -157,6 +164,7 @@ final class DelayEstimator {
         activeFrames = 0
         windowFrames = 0
         candidate = nil
+        updatesSinceEstimate = 0
         latestSamples = nil
         tracker.reset()
         drift = DriftFit()
@@ -168,13 +176,11 @@ final class DelayEstimator {
         let active = activeFrames * 5 >= windowFrames && windowFrames > 0
         activeFrames = 0
         windowFrames = 0
-        // The first window holds the stream's start, where mic and reference both step from nothing to
-        // something at the same instant: whitened, that step correlates at lag 0 (a false estimate of 0–2 ms on
-        // the echo vectors). Windows start counting once the mic window lies wholly after it.
         guard active else { return }
         accumulateCrossSpectrum()
         let c = correlation()
         pickPeak(c)
+        if tracker.median != nil { updatesSinceEstimate += 1 }
     }
 
     /// cross = λ·cross + MIC·conj(REF) for bins 0…N/2, where the mic window sits at offset `lagCount` of an
@@ -194,7 +200,7 @@ final class DelayEstimator {
         (im + referenceTail).update(from: referenceRing.baseAddress!, count: referenceNext)
         (im + ringLength).update(repeating: 0, count: n - ringLength)
         fft.forward(real: re, imaginary: im)
-        let lambda = forgetting
+        let lambda = updatesSinceEstimate >= settledUpdates ? settledForgetting : forgetting
         for k in 0...(n / 2) {
             let m = (n - k) & (n - 1)
             let zr = re[k], zi = im[k], yr = re[m], yi = im[m]
