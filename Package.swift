@@ -11,6 +11,7 @@ let package = Package(
     name: "AudioFrontEnd",
     products: [
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
+        .library(name: "AudioPlayback", targets: ["AudioPlayback"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
@@ -28,6 +29,7 @@ let package = Package(
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CWebSockets", pkgConfig: "libwebsockets", apt: "libwebsockets-dev"),
+        systemLibrary("CMpg123", pkgConfig: "libmpg123", apt: "libmpg123-dev"),
         .target(
             name: "CAudioShims",
             dependencies: ["CWebRTCAudioProcessing", "COpus"],
@@ -37,6 +39,9 @@ let package = Package(
             name: "AudioFrontEnd",
             dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
         ),
+        // Speech-synthesis playback: streaming pcm/wav/mp3/opus decoders and the player that is its own echo
+        // reference. Its own target so that libmpg123 is linked only by apps that play synthesis.
+        .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"]),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
@@ -55,6 +60,13 @@ let package = Package(
             dependencies: ["AudioFrontEnd", "CReferencePipeline", "AllocationCounter"],
             path: "Benchmarks/afe-bench"
         ),
+        // Playback cost per format and the release check of the playback loop (Benchmarks/playback.sh); its own
+        // program so that afe-bench does not link libmpg123.
+        .executableTarget(
+            name: "afe-playback-bench",
+            dependencies: ["AudioPlayback", "AudioFrontEnd", "AllocationCounter"],
+            path: "Benchmarks/afe-playback-bench"
+        ),
         // Long runs of the release build through each public surface (Soak/run.sh).
         .executableTarget(
             name: "afe-soak",
@@ -64,6 +76,10 @@ let package = Package(
         .testTarget(
             name: "AudioFrontEndTests",
             dependencies: ["AudioFrontEnd", "AllocationCounter"]
+        ),
+        .testTarget(
+            name: "AudioPlaybackTests",
+            dependencies: ["AudioPlayback", "AudioFrontEnd", "AllocationCounter"]
         ),
         .testTarget(
             name: "SpeechStreamingTests",
@@ -99,5 +115,6 @@ if Context.environment["AFE_FUZZ"] == "1" {
         fuzzTarget("FuzzAudioFile", ["AudioFrontEnd"]),
         fuzzTarget("FuzzOggOpus", ["AudioFrontEnd", "SpeechStreaming"]),
         fuzzTarget("FuzzNuiCalls", ["CNui", "NuiC"]),
+        fuzzTarget("FuzzPlaybackDecoders", ["AudioPlayback"]),
     ]
 }

@@ -11,7 +11,8 @@
 #   --no-asan    coverage only (Swift's own traps still count; .build/fuzz-plain): several times faster where
 #                ASan's allocator dominates (FuzzAudioFile: each header claim reserves up to 64 MiB, whose shadow
 #                ASan writes on every allocation). For long campaigns; CI runs with ASan.
-#   targets      default: all five (FuzzNuiParameters FuzzServerMessages FuzzAudioFile FuzzOggOpus FuzzNuiCalls).
+#   targets      default: all six (FuzzNuiParameters FuzzServerMessages FuzzAudioFile FuzzOggOpus FuzzNuiCalls
+#                FuzzPlaybackDecoders).
 # Cost in CI: 3 min 10 s measured cold (build ~1 min, then 5 x 26 s). Long campaigns: nice, one target at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzNuiParameters FuzzServerMessages FuzzAudioFile FuzzOggOpus FuzzNuiCalls)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzNuiParameters FuzzServerMessages FuzzAudioFile FuzzOggOpus FuzzNuiCalls FuzzPlaybackDecoders)
 
 export AFE_FUZZ=1
 # The Swift runtime's backtracer would catch the signal first (and trip ASan reading memory); libFuzzer reports.

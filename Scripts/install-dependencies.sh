@@ -5,6 +5,7 @@ packages=(
   pkg-config
   libspeexdsp-dev libwebrtc-audio-processing-dev libsamplerate0-dev libopus-dev libogg-dev libsndfile1-dev
   libwebsockets-dev
+  libmpg123-dev lame # TTS playback: the mp3 decoder (AudioPlayback) and the encoder of its test inputs
   opus-tools sox flite openssl libopus0
   valgrind
   espeak-ng chromium # the scenario matrix's TTS voices; its report's rendering test (headless screenshot)

@@ -7,19 +7,21 @@ cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
-echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui's callbacks and state table under ThreadSanitizer"
+echo "== Concurrency stress test and the recognition session's lifecycle, NeoNui's callbacks and state table, the TTS player's three threads under ThreadSanitizer"
 # A report fails the step: the test process exits 66 (TSan's exitcode) and swift test with it; halt_on_error stops at
 # the first report (checked with a racy test: exit 1 from swift test, default and with halt_on_error).
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
-  swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests"
+  swift test --sanitize=thread --scratch-path .build/tsan --filter "FrontEndConcurrencyTests|RecognitionLifecycleTests|CallbackReentrancyTests|StateTableTests|AudioPlaybackTests.Player"
 echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~1.5 min cold, ~20 s warm)"
 bash Scripts/asan-tests.sh
-echo "== Fuzz targets, 25 s each (measured 3 min 10 s cold: build ~1 min + 5 x 26 s)"
+echo "== Fuzz targets, 25 s each (measured 3 min 10 s cold: build ~1 min + 5 x 26 s; FuzzPlaybackDecoders adds ~26 s)"
 bash Scripts/fuzz.sh --seconds 25
 echo "== Soaks of the release build: 10 minutes of audio per protocol and format through every surface, 200 dialogs"
 Soak/run.sh
 echo "== Benchmark figures that repeat: instructions ours / bare C ≤ 1.05 and no allocations (callgrind, 3 s)"
 Benchmarks/callgrind.sh --seconds 3 --check 1.05
+echo "== Speech-synthesis playback loop, release build: 3 minutes of audio per format (constant memory, 0 allocations)"
+bash Scripts/playback-release-check.sh
 echo "== Hostile peers: the hostile server's self-test, and afe stream as it ships (release) against it"
 bash Scripts/hostile-tests.sh
 echo "== Scenario matrix slice (issue 12): 7 test-half scenarios, thresholds reported, those met today enforced"

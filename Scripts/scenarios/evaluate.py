@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs systems over a half of the scenario matrix with the release `afe process` and scores them.
 
-  .venv/bin/python Scripts/scenarios/evaluate.py --half test [--only ID,ID|ci] [--systems default,webrtc,...]
+  .venv/bin/python Scripts/scenarios/evaluate.py --half test [--only ID,ID|ci] [--kinds echo,near,...]
+      [--systems default,webrtc,...] [--vad-only] [--no-asr]
       [--system NAME="--ns moderate"] [--afe .build/release/afe] [--out out/evaluation] [--jobs 2]
 
 Systems: default (the library's defaults, no delay given), webrtc (WebRTC AEC2 alone), speex (speex MDF alone),
@@ -62,7 +63,7 @@ def run_afe_process(afe, scenario_dir, truth, args, out_dir):
         raise RuntimeError(f"afe failed on {scenario_dir}: {' '.join(cmd)}\n{p.stderr.strip()}")
 
 
-def score_system(truth, sig, labels, out, vad, report, asr_cache=None, asr=True):
+def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=False, asr=True):
     spec = truth["spec"]
     n = min(len(out), len(sig["mic"]))
     mic_p, out_p = M.frames_power(sig["mic"][:n]), M.frames_power(out[:n])
@@ -104,9 +105,10 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None, asr=True)
         offsets = M.onset_offsets(seg_starts, truth["near_speech"])
         r["onset_offsets_s"] = offsets
         r["onsets_within_150ms"] = float(np.mean([o is not None and abs(o) <= 0.15 for o in offsets])) if offsets else None
-        r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
-        r["stoi"] = M.stoi(sig["near"][:n], out[:n])
-        if asr:
+        if not vad_only:
+            r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
+            r["stoi"] = M.stoi(sig["near"][:n], out[:n])
+        if not vad_only and asr:
             r["hypothesis"] = M.recognize(out[:n], asr_cache)
             r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
     r["vad"] = vad[:f].astype(int).tolist()
@@ -116,7 +118,7 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None, asr=True)
 
 
 def evaluate_scenario(job):
-    afe, scenario_dir, systems, out_root, reuse, asr = job
+    afe, scenario_dir, systems, out_root, reuse, vad_only, asr = job
     asr_cache = os.path.join(out_root, "asr-cache")
     with open(os.path.join(scenario_dir, "truth.json")) as f:
         truth = json.load(f)
@@ -125,13 +127,13 @@ def evaluate_scenario(job):
     labels = {"near": lab[:, 1].astype(bool), "echo": lab[:, 2].astype(bool)}
     result = {"id": truth["spec"]["id"], "kind": truth["spec"]["kind"], "truth": truth, "systems": {},
               "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])}}
-    if truth["spec"]["near"] and asr:
+    if truth["spec"]["near"] and not vad_only and asr:
         hyp = M.recognize(sig["near"], asr_cache)
         result["clean"] = {"hypothesis": hyp, "wer": M.wer(truth["near_transcript"], hyp)}
     for name, args in systems.items():
         t0 = time.time()
         out, vad, report = run_afe(afe, scenario_dir, truth, args, os.path.join(out_root, truth["spec"]["id"], name), reuse)
-        r = score_system(truth, sig, labels, out, vad, report, asr_cache, asr)
+        r = score_system(truth, sig, labels, out, vad, report, asr_cache, vad_only, asr)
         r["eval_s"] = round(time.time() - t0, 2)
         result["systems"][name] = r
     return result
@@ -153,8 +155,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--half", choices=["test", "tune"], required=True)
     p.add_argument("--only", help="comma-separated scenario ids, or 'ci' for the CI slice")
-    p.add_argument("--kinds", help="comma-separated scenario kinds (echo, drift, ...); with --only, both must match")
-    p.add_argument("--no-asr", action="store_true", help="skip PocketSphinx (no WER); for quick tuning runs")
+    p.add_argument("--kinds", help="comma-separated scenario kinds (echo, doubletalk, vad_noise, ...)")
     p.add_argument("--systems", default="default,webrtc,speex,aecm,raw")
     p.add_argument("--system", action="append", help='a named alternative: NAME="afe process options"')
     p.add_argument("--scenarios", default=os.path.join(ROOT, "out", "scenarios"))
@@ -164,6 +165,9 @@ def main():
     p.add_argument("--no-report", action="store_true")
     p.add_argument("--reuse", action="store_true",
                    help="take afe outputs an earlier run left in OUT (same systems and afe!) and rescore them")
+    p.add_argument("--no-asr", action="store_true", help="skip PocketSphinx only (no WER; PESQ-WB, STOI kept)")
+    p.add_argument("--vad-only", action="store_true",
+                   help="score ERLE, delay and VAD only: no PocketSphinx WER, PESQ-WB or STOI (quick, for tuning)")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
@@ -172,9 +176,9 @@ def main():
         specs = [s for s in specs if s["kind"] in a.kinds.split(",")]
     systems = parse_systems(a.systems, a.system)
     out = os.path.join(a.out, a.half)
-    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse, not a.no_asr)
-            for s in specs]
-    for _, d, _, _, _, _ in jobs:
+    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse, a.vad_only,
+             not a.no_asr) for s in specs]
+    for _, d, *_ in jobs:
         if not os.path.exists(os.path.join(d, "truth.json")):
             sys.exit(f"evaluate: {d} missing; run generate.py --half {a.half} first")
     t0 = time.time()

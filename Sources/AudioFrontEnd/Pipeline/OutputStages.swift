@@ -8,6 +8,9 @@ final class OutputStages {
     private let events: EventChannel
     private let detector: (any VoiceActivityDetector)?
     private var segmenter: SpeechSegmenter?
+    /// The segmenter's onset without and with the far end playing (``FrontEndConfiguration/EchoGate``).
+    private let onset: SpeechSegmenter.Onset
+    private let playbackOnset: SpeechSegmenter.Onset
     private let resampler: SpeexResampler?
     private let resampled: UnsafeMutableBufferPointer<Int16>
     private let encoder: Opus.Encoder?
@@ -37,9 +40,16 @@ final class OutputStages {
             var s = detection.segmenter
             s.sampleRate = rate
             segmenter = try SpeechSegmenter(s)
+            let gate = detection.echoGate
+            onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10)
+            playbackOnset = SpeechSegmenter.Onset(frames: gate.playbackOnsetMilliseconds / 10,
+                                                  misses: gate.playbackOnsetGapMilliseconds / 10,
+                                                  backdateFrames: gate.startBackdateMilliseconds / 10)
         } else {
             detector = nil
             segmenter = nil
+            onset = SpeechSegmenter.Onset(frames: 1)
+            playbackOnset = onset
         }
         resampler = outputRate == rate ? nil : try SpeexResampler(inputRate: rate, outputRate: outputRate)
         resampled = .zeroed(capacity: Self.maximumOutputPerFrame(configuration) * 2)
@@ -84,12 +94,15 @@ final class OutputStages {
 
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
-    /// the segmenter whatever the detector says.
-    func process(_ frame: UnsafeBufferPointer<Int16>, position: Int, speechAllowed: Bool = true) {
+    /// the segmenter whatever the detector says; `duringPlayback` (the far end plays) makes a segment start
+    /// only after the echo gate's longer playback onset.
+    func process(_ frame: UnsafeBufferPointer<Int16>, position: Int, speechAllowed: Bool = true,
+                 duringPlayback: Bool = false) {
         if let detector, segmenter != nil {
             let frameLength = detector.frameLength
             if frame.count == frameLength, detector.process(frame).isOK {
-                handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed))
+                handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
+                                          onset: duringPlayback ? playbackOnset : onset))
             }
         }
         deliver(frame)

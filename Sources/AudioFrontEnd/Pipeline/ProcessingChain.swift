@@ -33,9 +33,10 @@ final class ProcessingChain {
     private var speechGate: EchoSpeechGate
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
-    /// Reference and mic levels (dBFS) of the last frames, by frame number modulo the count, for the speech
-    /// gate once the compensated output of the frame comes out.
-    private let recentLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float)>
+    /// Reference, mic and predicted-echo levels (dBFS) of the last frames, by frame number modulo the count, for
+    /// the speech gate once the compensated output of the frame comes out. The predicted echo is the first
+    /// canceller's linear echo estimate (``EchoCanceller/echoEstimateDecibels``), else the mic level.
+    private let recentLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float, echo: Float)>
     private var framesSincePlayback = Int.max / 2
     private(set) var framesProcessed = 0
     private var telemetry: EchoTelemetryMeter
@@ -69,7 +70,7 @@ final class ProcessingChain {
         laggedMic = .zeroed(capacity: frameLength)
         compensator = LatencyCompensator(latency: echoLatency + (noise?.latencySamples ?? 0), frameLength: frameLength)
         recentLevels = .allocate(capacity: 16)
-        recentLevels.initialize(repeating: (-160, -160))
+        recentLevels.initialize(repeating: (-160, -160, -160))
         reference = .zeroed(capacity: frameLength)
         unshifted = .zeroed(capacity: frameLength)
         processed = .zeroed(capacity: frameLength)
@@ -115,7 +116,9 @@ final class ProcessingChain {
         let inputLevel = LevelMeter.rmsDecibels(mic)
         let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
         let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
-        recentLevels[framesProcessed % recentLevels.count] = (echo != nil && framesSincePlayback <= tailFrames ? referenceLevel : -160, inputLevel)
+        let cancelling = echo != nil && framesSincePlayback <= tailFrames
+        recentLevels[framesProcessed % recentLevels.count] = (cancelling ? referenceLevel : -160, inputLevel,
+                                                              cancelling ? echo?.echoEstimateDecibels ?? inputLevel : inputLevel)
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
         telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
@@ -177,9 +180,9 @@ final class ProcessingChain {
         while compensator.hasFrame, validInput - emitted >= frameLength {
             let frame = compensator.first(frameLength)
             let levels = recentLevels[(emitted / frameLength) % recentLevels.count]
-            let allowed = speechGate.allowsSpeech(reference: levels.reference, mic: levels.mic,
+            let allowed = speechGate.allowsSpeech(reference: levels.reference, mic: levels.mic, echoEstimate: levels.echo,
                                                   output: LevelMeter.rmsDecibels(frame))
-            output.process(frame, position: emitted, speechAllowed: allowed)
+            output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
             compensator.removeFirst(frameLength)
             emitted += frameLength
         }
