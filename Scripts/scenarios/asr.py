@@ -10,7 +10,7 @@ the same audio). Two judges:
   possible through back-off). PocketSphinx's default search (no extra pruning: on this small LM it costs no more
   than the pruned general search).
 - `general`: the bundled general en-us LM with the pruned search `maxhmmpf 3000, maxwpf 5` (the judge before
-  2026-12-01; it decodes the clean talker at 17-69 % WER on the tuning half, every noisy mic at 60-130 %).
+  2026-12-01; on tuning-half files it decodes the clean talker at 17-69 % WER, the raw mic at 61-135 %).
 
 The model's feat.params already sets batch CMN over the utterance and noise removal, so the level does not
 matter (the clean tuning-half talker at -10 / 0 / +10 dB: 36 / 33 / 38 % general, 0 / 0 / 0 % task).
