@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs systems over a half of the scenario matrix with the release `afe process` and scores them.
 
-  .venv/bin/python Scripts/scenarios/evaluate.py --half test [--only ID,ID|ci] [--systems default,webrtc,...]
+  .venv/bin/python Scripts/scenarios/evaluate.py --half test [--only ID,ID|ci] [--kinds echo,near,...]
+      [--systems default,webrtc,...] [--vad-only]
       [--system NAME="--ns moderate"] [--afe .build/release/afe] [--out out/evaluation] [--jobs 2]
       [--asr-judge task|general]
 
@@ -64,7 +65,7 @@ def run_afe_process(afe, scenario_dir, truth, args, out_dir):
         raise RuntimeError(f"afe failed on {scenario_dir}: {' '.join(cmd)}\n{p.stderr.strip()}")
 
 
-def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
+def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=False):
     spec = truth["spec"]
     n = min(len(out), len(sig["mic"]))
     mic_p, out_p = M.frames_power(sig["mic"][:n]), M.frames_power(out[:n])
@@ -100,16 +101,18 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
         seg_starts = M.starts(report.get("vad_segments", []))
         r["false_starts"] = M.false_starts(seg_starts, near)
         r["false_starts_per_min"] = r["false_starts"] / far_min if far_min > 0.05 else None
-    seg_starts = M.starts(report.get("vad_segments", []))
     r["vad_f1"] = M.vad_scores(vad[:f], near) if spec["near"] else None
     if spec["near"]:
-        offsets = M.onset_offsets(seg_starts, truth["near_speech"])
+        segs = M.segments(report.get("vad_segments", []))
+        offsets = M.onset_offsets(segs, truth["near_speech"])
         r["onset_offsets_s"] = offsets
+        r["onsets_covered"] = int(sum(M.covered_onsets(segs, truth["near_speech"])))
         r["onsets_within_150ms"] = float(np.mean([o is not None and abs(o) <= 0.15 for o in offsets])) if offsets else None
-        r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
-        r["stoi"] = M.stoi(sig["near"][:n], out[:n])
-        r["hypothesis"] = M.recognize(out[:n], asr_cache)
-        r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
+        if not vad_only:
+            r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
+            r["stoi"] = M.stoi(sig["near"][:n], out[:n])
+            r["hypothesis"] = M.recognize(out[:n], asr_cache)
+            r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
     r["vad"] = vad[:f].astype(int).tolist()
     r["delay_estimate"] = [[e["t_ms"] / 1000.0, e["delay_ms"]] for e in report.get("delay_estimate_ms", [])
                            if e.get("delay_ms") is not None]
@@ -117,7 +120,7 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None):
 
 
 def evaluate_scenario(job):
-    afe, scenario_dir, systems, out_root, reuse = job
+    afe, scenario_dir, systems, out_root, reuse, vad_only = job
     asr_cache = os.path.join(out_root, "asr-cache")
     with open(os.path.join(scenario_dir, "truth.json")) as f:
         truth = json.load(f)
@@ -127,13 +130,13 @@ def evaluate_scenario(job):
     result = {"id": truth["spec"]["id"], "kind": truth["spec"]["kind"], "truth": truth, "systems": {},
               "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])},
               "asr_judge": asr.judge()}
-    if truth["spec"]["near"]:
+    if truth["spec"]["near"] and not vad_only:
         hyp = M.recognize(sig["near"], asr_cache)
         result["clean"] = {"hypothesis": hyp, "wer": M.wer(truth["near_transcript"], hyp)}
     for name, args in systems.items():
         t0 = time.time()
         out, vad, report = run_afe(afe, scenario_dir, truth, args, os.path.join(out_root, truth["spec"]["id"], name), reuse)
-        r = score_system(truth, sig, labels, out, vad, report, asr_cache)
+        r = score_system(truth, sig, labels, out, vad, report, asr_cache, vad_only)
         r["eval_s"] = round(time.time() - t0, 2)
         result["systems"][name] = r
     return result
@@ -155,6 +158,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--half", choices=["test", "tune"], required=True)
     p.add_argument("--only", help="comma-separated scenario ids, or 'ci' for the CI slice")
+    p.add_argument("--kinds", help="comma-separated scenario kinds (echo, doubletalk, vad_noise, ...)")
     p.add_argument("--systems", default="default,webrtc,speex,aecm,raw")
     p.add_argument("--system", action="append", help='a named alternative: NAME="afe process options"')
     p.add_argument("--scenarios", default=os.path.join(ROOT, "out", "scenarios"))
@@ -167,14 +171,19 @@ def main():
     p.add_argument("--asr-judge", choices=asr.JUDGES, default="task",
                    help="WER judge (asr.py): task = PocketSphinx with the matrix's command-set LM (default), "
                         "general = the bundled general LM, pruned (the judge before 2026-12-01)")
+    p.add_argument("--vad-only", action="store_true",
+                   help="score ERLE, delay and VAD only: no PocketSphinx WER, PESQ-WB or STOI (quick, for tuning)")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
     specs = matrix.by_id(a.half, ids)
+    if a.kinds:
+        specs = [s for s in specs if s["kind"] in a.kinds.split(",")]
     systems = parse_systems(a.systems, a.system)
     out = os.path.join(a.out, a.half)
-    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse) for s in specs]
-    for _, d, _, _, _ in jobs:
+    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse, a.vad_only)
+            for s in specs]
+    for _, d, *_ in jobs:
         if not os.path.exists(os.path.join(d, "truth.json")):
             sys.exit(f"evaluate: {d} missing; run generate.py --half {a.half} first")
     t0 = time.time()

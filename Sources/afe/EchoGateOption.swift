@@ -3,7 +3,8 @@ import AudioFrontEnd
 /// `--echo-gate KEY=VALUE,...` of `afe process`: the echo speech gate's settings for tuning on the scenario
 /// matrix (``FrontEndConfiguration/EchoGate``); keys not given keep the library's defaults.
 enum EchoGateOption {
-    static let keys = "hold-ms, resume-ms, after-ms, converged-db, echo-margin-db, residual-margin-db"
+    static let keys = "hold-ms, resume-ms, after-ms, converged-db, echo-margin-db, residual-margin-db, playback-onset-ms, "
+        + "playback-gap-ms, backdate-ms"
 
     static func parse(_ text: String, into gate: inout FrontEndConfiguration.EchoGate) throws {
         for item in text.split(separator: ",") {
@@ -19,6 +20,9 @@ enum EchoGateOption {
             case "converged-db": gate.convergedDecibels = number
             case "echo-margin-db": gate.echoMarginDecibels = number
             case "residual-margin-db": gate.residualMarginDecibels = number
+            case "playback-onset-ms": gate.playbackOnsetMilliseconds = whole
+            case "playback-gap-ms": gate.playbackOnsetGapMilliseconds = whole
+            case "backdate-ms": gate.startBackdateMilliseconds = whole
             default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(parts[0])' (keys: \(keys))")
             }
         }

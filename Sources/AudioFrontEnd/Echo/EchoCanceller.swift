@@ -32,8 +32,18 @@ public protocol EchoCanceller: AnyObject {
     /// Echo metrics as far as the backend computes them. Real-time safe.
     func metrics() -> EchoMetrics
 
+    /// Level (dBFS) of the echo the backend's linear filter predicted in the last frame processed (capture
+    /// minus the filter's output, before any residual-echo suppression), or nil when the backend does not
+    /// expose it. Real-time safe; the thread that calls ``process(capture:reference:output:)``.
+    var echoEstimateDecibels: Float? { get }
+
     /// Clears the adaptive state (filters, history) and keeps the configuration. Not real-time safe.
     func reset()
+}
+
+extension EchoCanceller {
+    /// nil: the backend exposes no echo estimate (speex MDF does, ``SpeexEchoCanceller/echoEstimateDecibels``).
+    public var echoEstimateDecibels: Float? { nil }
 }
 
 /// Echo metrics in dB. A value is nil when the backend does not compute it or has not computed it yet.

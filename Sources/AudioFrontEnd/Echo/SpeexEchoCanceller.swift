@@ -120,6 +120,12 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
               let mic = capture.baseAddress, let far = reference.baseAddress, let out = output.baseAddress,
               let filtered = scratch.baseAddress else { return .wrongFrameLength }
         speex_echo_cancellation(echoState, mic, far, filtered)
+        var sum: Float = 0
+        for i in 0..<frameLength {
+            let y = Float(mic[i]) - Float(filtered[i])
+            sum += y * y
+        }
+        estimate = LevelMeter.decibels(meanSquare: Double(sum) / Double(frameLength) / (32768.0 * 32768.0))
         preprocessor?.run(filtered)
         out.update(from: filtered, count: frameLength)
         return .ok
@@ -128,6 +134,11 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
     /// One frame with the preprocessor (its overlap-add window spans two frames), else 0 (measured by
     /// `EchoCancellerTests.testNearEndTalkerPassesEveryCanceller`).
     public var latencySamples: Int { preprocessor == nil ? 0 : frameLength }
+
+    /// Level (dBFS) of the MDF filter's echo estimate in the last frame (capture minus the filter's output,
+    /// before the preprocessor); the floor before the first frame. Real-time safe; processing thread.
+    public var echoEstimateDecibels: Float? { estimate }
+    private var estimate = LevelMeter.floorDecibels
 
     /// speexdsp computes no echo metrics: every field is nil. Real-time safe.
     public func metrics() -> EchoMetrics { EchoMetrics() }
@@ -138,5 +149,6 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         speex_echo_state_reset(echoState)
         preprocessor?.reset()
         scratch.update(repeating: 0)
+        estimate = LevelMeter.floorDecibels
     }
 }

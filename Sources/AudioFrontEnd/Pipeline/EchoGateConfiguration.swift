@@ -18,25 +18,50 @@ extension FrontEndConfiguration {
         public var echoMarginDecibels: Float
         /// During playback speech must stand this far above the running residual-echo level, dB (0...60).
         public var residualMarginDecibels: Float
+        /// While the far end plays (within the hold), a speech segment starts only after this much speech the
+        /// gate allowed, instead of the segmenter's onset, ms (10...2000, multiple of 10). Default 400: residual
+        /// echo leaks through the gate in bursts shorter than that (canceller transients, reverberant tails),
+        /// a talker does not. The start is back-dated (see ``startBackdateMilliseconds``), so only the moment the
+        /// start is known moves; a barge-in is known about 400-500 ms after it began.
+        public var playbackOnsetMilliseconds: Int
+        /// Frames the gate or detector rejects that a playback onset survives, in all, ms (0...1000, multiple of
+        /// 10). Default 100: in double talk the gate drops single frames of the talker where the echo is loud.
+        public var playbackOnsetGapMilliseconds: Int
+        /// A segment start is back-dated over the detector's own run of speech before the first frame the gate
+        /// allowed, by at most this much (never before the previous segment's end), ms (0...2000, multiple of
+        /// 10). Default 400: the gate passes a talker's first syllable late when the echo is loud.
+        public var startBackdateMilliseconds: Int
 
+        /// The defaults of `playbackOnsetMilliseconds` (400), `playbackOnsetGapMilliseconds` (100) and
+        /// `startBackdateMilliseconds` (400) were chosen on the scenario matrix's tuning half (Scripts/scenarios,
+        /// `--half tune`, the VAD rows); the others on `doubletalk_ser0db_16k.wav` (FrontEndEchoTests).
         public init(holdMilliseconds: Int = 300, resumeMilliseconds: Int = 300, afterPlaybackMilliseconds: Int = 2000,
-                    convergedDecibels: Float = 15, echoMarginDecibels: Float = 10, residualMarginDecibels: Float = 8) {
+                    convergedDecibels: Float = 15, echoMarginDecibels: Float = 10, residualMarginDecibels: Float = 8,
+                    playbackOnsetMilliseconds: Int = 400, playbackOnsetGapMilliseconds: Int = 100,
+                    startBackdateMilliseconds: Int = 400) {
             self.holdMilliseconds = holdMilliseconds
             self.resumeMilliseconds = resumeMilliseconds
             self.afterPlaybackMilliseconds = afterPlaybackMilliseconds
             self.convergedDecibels = convergedDecibels
             self.echoMarginDecibels = echoMarginDecibels
             self.residualMarginDecibels = residualMarginDecibels
+            self.playbackOnsetMilliseconds = playbackOnsetMilliseconds
+            self.playbackOnsetGapMilliseconds = playbackOnsetGapMilliseconds
+            self.startBackdateMilliseconds = startBackdateMilliseconds
         }
 
         /// Throws ``AudioFrontEndError`` (invalid configuration) naming the first setting out of range.
         func validate() throws {
             for (value, limit, name) in [(holdMilliseconds, 5000, "echo gate holdMilliseconds"),
                                          (resumeMilliseconds, 5000, "echo gate resumeMilliseconds"),
-                                         (afterPlaybackMilliseconds, 10000, "echo gate afterPlaybackMilliseconds")] {
+                                         (afterPlaybackMilliseconds, 10000, "echo gate afterPlaybackMilliseconds"),
+                                         (playbackOnsetGapMilliseconds, 1000, "echo gate playbackOnsetGapMilliseconds"),
+                                         (startBackdateMilliseconds, 2000, "echo gate startBackdateMilliseconds")] {
                 try AudioFrontEndError.check(value, in: 0...limit, name)
                 try AudioFrontEndError.checkMultiple(value, of: 10, name)
             }
+            try AudioFrontEndError.check(playbackOnsetMilliseconds, in: 10...2000, "echo gate playbackOnsetMilliseconds")
+            try AudioFrontEndError.checkMultiple(playbackOnsetMilliseconds, of: 10, "echo gate playbackOnsetMilliseconds")
             for (value, name) in [(convergedDecibels, "echo gate convergedDecibels"),
                                   (echoMarginDecibels, "echo gate echoMarginDecibels"),
                                   (residualMarginDecibels, "echo gate residualMarginDecibels")] {

@@ -85,7 +85,9 @@ public struct SpeechSegmenter: Sendable {
 
     private enum State: Hashable, Sendable {
         case idle
-        case onset(firstFrame: Int)
+        /// `start`: where the segment will begin (the first frame, or earlier when back-dated); `frames`: speech
+        /// frames so far; `misses`: frames without speech since `firstFrame`.
+        case onset(firstFrame: Int, start: Int, frames: Int, misses: Int)
         /// `speechEnd`: end of the last speech counted; `run`: first frame of a speech run after a gap that is
         /// still shorter than the onset.
         case speech(start: Int, speechEnd: Int, run: Int?)
@@ -101,6 +103,10 @@ public struct SpeechSegmenter: Sendable {
     private let maximumFrames: Int
     private var state = State.idle
     private var nextFrame = 0
+    /// First frame of the detector's current run of speech frames (``process(isSpeech:detectorSpeech:onset:)``).
+    private var detectorRunStart: Int?
+    /// End of the last segment: a back-dated start never reaches before it.
+    private var lastSegmentEnd = 0
 
     /// Creates a segmenter.
     /// - Throws: ``AudioFrontEndError/Code/invalidConfiguration`` (end silence outside 200...6000 ms, a duration
@@ -125,19 +131,40 @@ public struct SpeechSegmenter: Sendable {
     /// Feeds the decision for the next 10 ms frame and returns the event it completes, if any.
     /// At most one event per frame. Real-time safe. One thread at a time.
     public mutating func process(isSpeech: Bool) -> Event? {
+        process(isSpeech: isSpeech, detectorSpeech: isSpeech, onset: Onset(frames: onsetFrames))
+    }
+
+    /// How a segment may start on one frame: the front end's echo speech gate asks for a longer onset that
+    /// tolerates a few rejected frames while the far end plays, and back-dates starts over the detector's run.
+    struct Onset {
+        /// Speech frames needed to start a segment (and to count as speech after a gap).
+        var frames: Int
+        /// Frames without speech an onset survives (counted from its first frame), 0 for consecutive speech.
+        var misses = 0
+        /// How far a start may be back-dated before the onset's first frame over the detector's own run of
+        /// speech frames (`detectorSpeech`), frames; never before the end of the previous segment.
+        var backdateFrames = 0
+    }
+
+    /// ``process(isSpeech:)`` with this frame's onset rule; `detectorSpeech` is the detector's decision before
+    /// any gate (for back-dating). Real-time safe.
+    mutating func process(isSpeech: Bool, detectorSpeech: Bool, onset: Onset) -> Event? {
         let n = nextFrame
         nextFrame += 1
+        if detectorSpeech { detectorRunStart = detectorRunStart ?? n } else { detectorRunStart = nil }
         switch state {
         case .idle:
             guard isSpeech else { return nil }
-            state = .onset(firstFrame: n)
-            return startIfOnsetComplete(firstFrame: n, current: n)
-        case .onset(let first):
+            let start = max(min(n, detectorRunStart ?? n), n - onset.backdateFrames, lastSegmentEnd)
+            return startIfOnsetComplete(firstFrame: n, start: start, frames: 1, misses: 0, current: n, onset: onset)
+        case .onset(let first, let start, let frames, let misses):
             guard isSpeech else {
-                state = .idle
+                state = misses < onset.misses ? .onset(firstFrame: first, start: start, frames: frames, misses: misses + 1)
+                    : .idle
                 return nil
             }
-            return startIfOnsetComplete(firstFrame: first, current: n)
+            return startIfOnsetComplete(firstFrame: first, start: start, frames: frames + 1, misses: misses, current: n,
+                                        onset: onset)
         case .split:
             guard isSpeech else {
                 state = .idle
@@ -152,16 +179,19 @@ public struct SpeechSegmenter: Sendable {
                 speechEnd = n + 1 // speech goes on
             } else {
                 let first = run ?? n // speech after a gap counts once it lasts the onset
-                run = n + 1 - first >= onsetFrames ? nil : first
+                run = n + 1 - first >= onset.frames ? nil : first
                 if run == nil { speechEnd = n + 1 }
             }
             if n + 1 - start >= maximumFrames {
-                state = speechEnd == n + 1 ? .split : run.map { .onset(firstFrame: $0) } ?? .idle
+                lastSegmentEnd = speechEnd
+                state = speechEnd == n + 1 ? .split
+                    : run.map { .onset(firstFrame: $0, start: $0, frames: n + 1 - $0, misses: 0) } ?? .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .maximumLength)
             }
             // Silence lasts until a speech run starts (so a pending run never ends the segment); a run that stays
             // shorter than the onset is counted as silence once it stops, so the end may then be found late.
             if (run ?? n + 1) - speechEnd >= endSilenceFrames {
+                lastSegmentEnd = speechEnd
                 state = .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .silence)
             }
@@ -175,6 +205,7 @@ public struct SpeechSegmenter: Sendable {
     public mutating func finish() -> Event? {
         defer { state = .idle }
         guard case .speech(_, let speechEnd, _) = state else { return nil }
+        lastSegmentEnd = speechEnd
         return .speechEnd(at: position(speechEnd), detectedAt: position(nextFrame), reason: .endOfStream)
     }
 
@@ -182,12 +213,18 @@ public struct SpeechSegmenter: Sendable {
     public mutating func reset() {
         state = .idle
         nextFrame = 0
+        detectorRunStart = nil
+        lastSegmentEnd = 0
     }
 
-    private mutating func startIfOnsetComplete(firstFrame: Int, current: Int) -> Event? {
-        guard current + 1 - firstFrame >= onsetFrames else { return nil }
-        state = .speech(start: firstFrame, speechEnd: current + 1, run: nil)
-        return .speechStart(at: position(firstFrame), detectedAt: position(current + 1))
+    private mutating func startIfOnsetComplete(firstFrame: Int, start: Int, frames: Int, misses: Int, current: Int,
+                                               onset: Onset) -> Event? {
+        guard frames >= onset.frames else {
+            state = .onset(firstFrame: firstFrame, start: start, frames: frames, misses: misses)
+            return nil
+        }
+        state = .speech(start: start, speechEnd: current + 1, run: nil)
+        return .speechStart(at: position(start), detectedAt: position(current + 1))
     }
 
     private func position(_ frame: Int) -> Position { Position(frame: frame, sample: frame * frameLength) }

@@ -13,6 +13,10 @@ final class EchoSpeechGateSettingsTests: XCTestCase {
             ("NaN convergence", { $0.convergedDecibels = .nan }),
             ("negative echo margin", { $0.echoMarginDecibels = -1 }),
             ("residual margin too large", { $0.residualMarginDecibels = 61 }),
+            ("playback onset zero", { $0.playbackOnsetMilliseconds = 0 }),
+            ("playback onset not whole frames", { $0.playbackOnsetMilliseconds = 405 }),
+            ("playback gap too long", { $0.playbackOnsetGapMilliseconds = 1010 }),
+            ("negative back-dating", { $0.startBackdateMilliseconds = -10 }),
         ]
         for (label, change) in cases {
             var configuration = FrontEndConfiguration()
@@ -27,7 +31,9 @@ final class EchoSpeechGateSettingsTests: XCTestCase {
         var configuration = FrontEndConfiguration()
         configuration.voiceDetection!.echoGate = .init(holdMilliseconds: 600, resumeMilliseconds: 0,
                                                        afterPlaybackMilliseconds: 0, convergedDecibels: 20,
-                                                       echoMarginDecibels: 12, residualMarginDecibels: 16)
+                                                       echoMarginDecibels: 12, residualMarginDecibels: 16,
+                                                       playbackOnsetMilliseconds: 200, playbackOnsetGapMilliseconds: 0,
+                                                       startBackdateMilliseconds: 0)
         XCTAssertNoThrow(try FrontEnd(configuration: configuration))
     }
 }
