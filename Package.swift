@@ -13,8 +13,10 @@ let package = Package(
         .library(name: "AudioFrontEnd", targets: ["AudioFrontEnd"]),
         .library(name: "AudioPlayback", targets: ["AudioPlayback"]),
         .library(name: "SpeechStreaming", targets: ["SpeechStreaming"]),
+        .library(name: "SpeechSynthesis", targets: ["SpeechSynthesis"]),
         .library(name: "VoiceRecognition", targets: ["VoiceRecognition"]),
         .library(name: "NuiSDK", targets: ["NuiSDK"]),
+        .library(name: "NuiTTS", targets: ["NuiTTS"]),
         .executable(name: "afe", targets: ["afe"]),
         .executable(name: "afe-bench", targets: ["afe-bench"]),
         .executable(name: "afe-soak", targets: ["afe-soak"]),
@@ -43,11 +45,16 @@ let package = Package(
         // reference. Its own target so that libmpg123 is linked only by apps that play synthesis.
         .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"]),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
+        .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
+        // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
+        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
-        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming"]),
+        .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
+                                                    "SpeechSynthesis"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
             name: "CReferencePipeline",
@@ -85,6 +92,8 @@ let package = Package(
             name: "SpeechStreamingTests",
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
+        // The synthesis client and the stream-input TTS SDK (NuiTTS) against the reference server.
+        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK"]),
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]

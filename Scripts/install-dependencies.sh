@@ -7,6 +7,7 @@ packages=(
   libwebsockets-dev
   libmpg123-dev lame # TTS playback: the mp3 decoder (AudioPlayback) and the encoder of its test inputs
   opus-tools sox flite openssl libopus0
+  lame libespeak-ng1 # the reference server's speech synthesis: mp3 encoding, espeak-ng voices through ctypes
   valgrind
   espeak-ng chromium # the scenario matrix's TTS voices; its report's rendering test (headless screenshot)
   gcc g++ # cc and c++: NuiCTests compile the C and C++ programs against nui.h / nui.hpp and libnui.so

@@ -21,7 +21,7 @@ import threading
 from websockets.asyncio.server import serve
 
 from refserver.config import ServerConfig
-from refserver.dashscope import DashScopeSession
+from refserver import tts
 from refserver.faults import describe_faults, parse_fault
 from refserver.log import EventLog
 from refserver.nls import NlsSession
@@ -71,6 +71,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="DashScope heartbeat=true: a heartbeat result per this much silent audio (default 10)")
     parser.add_argument("--exit-on-stdin-eof", action=argparse.BooleanOptionalAction, default=True,
                         help="exit when stdin (a pipe or socket) reaches end of file (default on)")
+    tts.add_arguments(parser)
     args = parser.parse_args(argv)
     try:
         args.parsed_faults = [parse_fault(spec) for spec in args.fault]
@@ -118,6 +119,7 @@ async def main(args: argparse.Namespace) -> int:
         translate=args.translate, energy_threshold_db=args.energy_threshold_db, idle_timeout=args.idle_timeout,
         no_audio_timeout=args.no_audio_timeout, silence_timeout=args.silence_timeout,
         heartbeat_interval=args.heartbeat_interval)
+    config.tts = tts.settings(args)
     log = EventLog(args.log)
     if args.recognizer == "pocketsphinx":
         from refserver.recognizers import warm_up_pocketsphinx
@@ -127,7 +129,7 @@ async def main(args: argparse.Namespace) -> int:
         route = ws.refserver_route
         session_args = (ws, config, route.faults, log, ws.refserver_number)
         if route.family == "dashscope":
-            session = DashScopeSession(*session_args)
+            session = tts.SynthesisSession(*session_args)  # DashScope ASR and TTS tasks
         else:
             session = NlsSession(*session_args, tingwu=route.tingwu)
         await session.run()

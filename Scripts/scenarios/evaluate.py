@@ -2,8 +2,9 @@
 """Runs systems over a half of the scenario matrix with the release `afe process` and scores them.
 
   .venv/bin/python Scripts/scenarios/evaluate.py --half test [--only ID,ID|ci] [--kinds echo,near,...]
-      [--systems default,webrtc,...] [--vad-only] [--no-asr]
+      [--systems default,webrtc,...] [--vad-only]
       [--system NAME="--ns moderate"] [--afe .build/release/afe] [--out out/evaluation] [--jobs 2]
+      [--asr-judge task|general]
 
 Systems: default (the library's defaults, no delay given), webrtc (WebRTC AEC2 alone), speex (speex MDF alone),
 aecm (WebRTC AECM), raw (the mic, --aec off); --system adds a named alternative as extra `afe process` options.
@@ -24,6 +25,7 @@ import soundfile as sf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import asr  # noqa: E402
 import matrix  # noqa: E402
 import metrics as M  # noqa: E402
 import synth  # noqa: E402
@@ -63,7 +65,7 @@ def run_afe_process(afe, scenario_dir, truth, args, out_dir):
         raise RuntimeError(f"afe failed on {scenario_dir}: {' '.join(cmd)}\n{p.stderr.strip()}")
 
 
-def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=False, asr=True):
+def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=False):
     spec = truth["spec"]
     n = min(len(out), len(sig["mic"]))
     mic_p, out_p = M.frames_power(sig["mic"][:n]), M.frames_power(out[:n])
@@ -99,16 +101,16 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=
         seg_starts = M.starts(report.get("vad_segments", []))
         r["false_starts"] = M.false_starts(seg_starts, near)
         r["false_starts_per_min"] = r["false_starts"] / far_min if far_min > 0.05 else None
-    seg_starts = M.starts(report.get("vad_segments", []))
     r["vad_f1"] = M.vad_scores(vad[:f], near) if spec["near"] else None
     if spec["near"]:
-        offsets = M.onset_offsets(seg_starts, truth["near_speech"])
+        segs = M.segments(report.get("vad_segments", []))
+        offsets = M.onset_offsets(segs, truth["near_speech"])
         r["onset_offsets_s"] = offsets
+        r["onsets_covered"] = int(sum(M.covered_onsets(segs, truth["near_speech"])))
         r["onsets_within_150ms"] = float(np.mean([o is not None and abs(o) <= 0.15 for o in offsets])) if offsets else None
         if not vad_only:
             r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])
             r["stoi"] = M.stoi(sig["near"][:n], out[:n])
-        if not vad_only and asr:
             r["hypothesis"] = M.recognize(out[:n], asr_cache)
             r["wer"] = M.wer(truth["near_transcript"], r["hypothesis"])
     r["vad"] = vad[:f].astype(int).tolist()
@@ -118,7 +120,7 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=
 
 
 def evaluate_scenario(job):
-    afe, scenario_dir, systems, out_root, reuse, vad_only, asr = job
+    afe, scenario_dir, systems, out_root, reuse, vad_only = job
     asr_cache = os.path.join(out_root, "asr-cache")
     with open(os.path.join(scenario_dir, "truth.json")) as f:
         truth = json.load(f)
@@ -126,14 +128,15 @@ def evaluate_scenario(job):
     lab = np.loadtxt(os.path.join(scenario_dir, "labels.csv"), delimiter=",", skiprows=1, dtype=int, ndmin=2)
     labels = {"near": lab[:, 1].astype(bool), "echo": lab[:, 2].astype(bool)}
     result = {"id": truth["spec"]["id"], "kind": truth["spec"]["kind"], "truth": truth, "systems": {},
-              "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])}}
-    if truth["spec"]["near"] and not vad_only and asr:
+              "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])},
+              "asr_judge": asr.judge()}
+    if truth["spec"]["near"] and not vad_only:
         hyp = M.recognize(sig["near"], asr_cache)
         result["clean"] = {"hypothesis": hyp, "wer": M.wer(truth["near_transcript"], hyp)}
     for name, args in systems.items():
         t0 = time.time()
         out, vad, report = run_afe(afe, scenario_dir, truth, args, os.path.join(out_root, truth["spec"]["id"], name), reuse)
-        r = score_system(truth, sig, labels, out, vad, report, asr_cache, vad_only, asr)
+        r = score_system(truth, sig, labels, out, vad, report, asr_cache, vad_only)
         r["eval_s"] = round(time.time() - t0, 2)
         result["systems"][name] = r
     return result
@@ -165,7 +168,9 @@ def main():
     p.add_argument("--no-report", action="store_true")
     p.add_argument("--reuse", action="store_true",
                    help="take afe outputs an earlier run left in OUT (same systems and afe!) and rescore them")
-    p.add_argument("--no-asr", action="store_true", help="skip PocketSphinx only (no WER; PESQ-WB, STOI kept)")
+    p.add_argument("--asr-judge", choices=asr.JUDGES, default="task",
+                   help="WER judge (asr.py): task = PocketSphinx with the matrix's command-set LM (default), "
+                        "general = the bundled general LM, pruned (the judge before 2026-12-01)")
     p.add_argument("--vad-only", action="store_true",
                    help="score ERLE, delay and VAD only: no PocketSphinx WER, PESQ-WB or STOI (quick, for tuning)")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
@@ -176,13 +181,13 @@ def main():
         specs = [s for s in specs if s["kind"] in a.kinds.split(",")]
     systems = parse_systems(a.systems, a.system)
     out = os.path.join(a.out, a.half)
-    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse, a.vad_only,
-             not a.no_asr) for s in specs]
+    jobs = [(a.afe, os.path.join(a.scenarios, a.half, s["id"]), systems, os.path.join(out, "runs"), a.reuse, a.vad_only)
+            for s in specs]
     for _, d, *_ in jobs:
         if not os.path.exists(os.path.join(d, "truth.json")):
             sys.exit(f"evaluate: {d} missing; run generate.py --half {a.half} first")
     t0 = time.time()
-    with Pool(a.jobs) as pool:
+    with Pool(a.jobs, initializer=asr.use, initargs=(a.asr_judge,)) as pool:
         results = pool.map(evaluate_scenario, jobs, chunksize=1)
     wall = time.time() - t0
     import tables

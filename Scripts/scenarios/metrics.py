@@ -1,13 +1,9 @@
 """Metrics of one system's output on one scenario, against the scenario's ground truth (all at 16 kHz, 10 ms
 frames). Frame classes: far-end-only = echo active and no near-end speech within 200 ms; near-only = near-end
 speech and no echo; double talk = both."""
-import hashlib
-import os
-import re
-
 import numpy as np
 
-import synth
+from asr import recognize, words  # noqa: F401  (the WER judge: asr.py)
 
 RATE = 16000
 HOP = 160
@@ -96,12 +92,31 @@ def false_starts(seg_starts, near):
     return count
 
 
-def onset_offsets(seg_starts, near_intervals):
-    """For each true near-end onset, the nearest detected start within 0.5 s (offset s), or None when missed."""
+def segments(vad_segments):
+    """(start_s, end_s) of each `--report` VAD segment; end None while open at the end of the file."""
+    return [(seg["start_ms"] / 1000.0, None if seg.get("end_ms") is None else seg["end_ms"] / 1000.0)
+            for seg in vad_segments]
+
+
+def covered_onsets(segs, near_intervals):
+    """Per true near-end onset, whether it is *covered*: it falls inside a segment that was already open during
+    the previous near-end utterance (the segmenter keeps a segment through a pause shorter than its end silence,
+    so no new start can come there). `segs` are (start_s, end_s) pairs (end None: open to the end)."""
+    out, previous_end = [], None
+    for start, end in near_intervals:
+        out.append(previous_end is not None and any(
+            s <= previous_end and s < start and (e is None or e > start) for s, e in segs))
+        previous_end = end
+    return out
+
+
+def onset_offsets(segs, near_intervals):
+    """For each true near-end onset: 0.0 when covered (``covered_onsets``: captured by the open segment), else the
+    nearest detected segment start within 0.5 s (offset s), or None when missed."""
     out = []
-    for start, _ in near_intervals:
-        near_det = [s - start for s in seg_starts if abs(s - start) <= 0.5]
-        out.append(min(near_det, key=abs) if near_det else None)
+    for (start, _), covered in zip(near_intervals, covered_onsets(segs, near_intervals)):
+        near_det = [s - start for s, _ in segs if abs(s - start) <= 0.5]
+        out.append(0.0 if covered else min(near_det, key=abs) if near_det else None)
     return out
 
 
@@ -137,10 +152,6 @@ def delay_lock_s(errors, first_echo_s, tolerance_ms=2.0):
     return None if lock is None else round(max(0.0, lock - first_echo_s), 2)
 
 
-def words(text):
-    return re.sub(r"[^a-z' ]", " ", text.lower()).split()
-
-
 def wer(reference, hypothesis):
     r, h = words(reference), words(hypothesis)
     d = np.arange(len(h) + 1)
@@ -150,32 +161,6 @@ def wer(reference, hypothesis):
         for j, hw in enumerate(h, 1):
             d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (rw != hw))
     return float(d[len(h)] / max(1, len(r)))
-
-
-def recognize(x16, cache_dir=None):
-    """PocketSphinx (en-us default model) over the whole signal as one utterance, with a fresh decoder (a reused
-    one carries its cepstral mean over and gives another text for the same audio). The search is pruned
-    (maxhmmpf 3000, maxwpf 5): 4-5x faster on noisy audio than the default pruning, same WER on clean speech."""
-    pcm = synth.quantize(x16).tobytes()
-    cached = None
-    if cache_dir:
-        cached = os.path.join(cache_dir, hashlib.sha256(pcm + b"maxhmmpf3000 maxwpf5").hexdigest() + ".txt")
-        if os.path.exists(cached):
-            with open(cached) as f:
-                return f.read()
-    from pocketsphinx import Decoder
-    decoder = Decoder(samprate=RATE, loglevel="FATAL", maxhmmpf=3000, maxwpf=5)
-    decoder.start_utt()
-    decoder.process_raw(pcm, full_utt=True)
-    decoder.end_utt()
-    h = decoder.hyp()
-    text = h.hypstr if h else ""
-    text = " ".join(w for w in text.split() if not w.startswith("<") and not w.startswith("["))
-    if cached:
-        os.makedirs(cache_dir, exist_ok=True)
-        with open(cached, "w") as f:
-            f.write(text)
-    return text
 
 
 def pesq_wb(ref, deg):

@@ -73,7 +73,21 @@ class MetricTests(unittest.TestCase):
         vad[600:650] = True
         self.assertLess(M.vad_scores(vad, truth), 1.0)
         self.assertEqual(M.false_starts([2.0, 6.0], truth), 1)
-        self.assertEqual(M.onset_offsets([2.1, 6.0], [[2.0, 4.0]]), [0.10000000000000009])
+        self.assertEqual(M.onset_offsets([(2.1, 4.0), (6.0, 6.5)], [[2.0, 4.0]]), [0.10000000000000009])
+
+    def test_onset_inside_a_segment_open_from_the_previous_utterance_is_covered(self):
+        near = [[1.0, 2.0], [2.8, 3.5], [6.0, 7.0], [9.0, 9.5]]
+        # one segment over the first two utterances (pause 0.8 s < end silence), one that starts 0.4 s early
+        # over the third, none at the fourth
+        segs = M.segments([{"start_ms": 1050, "end_ms": 3500}, {"start_ms": 5600, "end_ms": 7000}])
+        self.assertEqual(M.covered_onsets(segs, near), [False, True, False, False])
+        offsets = M.onset_offsets(segs, near)
+        self.assertAlmostEqual(offsets[0], 0.05)
+        self.assertEqual(offsets[1], 0.0)  # captured: the open segment holds it
+        self.assertAlmostEqual(offsets[2], -0.4)  # inside a segment, but one that began on no utterance: early
+        self.assertIsNone(offsets[3])
+        self.assertEqual(M.covered_onsets(M.segments([{"start_ms": 1050, "end_ms": None}]), near),
+                         [False, True, True, True])
 
     def test_delay_lock_and_reconvergence(self):
         errors = [(1.0, 30.0), (2.0, 1.0), (3.0, 5.0), (4.0, 0.5), (5.0, 0.2)]
@@ -81,6 +95,49 @@ class MetricTests(unittest.TestCase):
         self.assertIsNone(M.delay_lock_s([(1.0, 9.0)], 0.0))
         series = [30.0] * 20 + [5.0, 5.0, 28.0, 29.0, 30.0, 30.0, 30.0, 30.0]
         self.assertEqual(M.reconvergence_s(series, 0.25, change_s=5.0), 0.5)
+
+
+class JudgeTests(unittest.TestCase):
+    """The WER judge (asr.py) on three matrix sentences rendered by flite at the matrix's near-end level over a
+    -50 dBFS pink floor: the task judge must hear them (measured 0 %; the general judge 13.8 %), and must not hear
+    them under white noise at 0 dB SNR (measured 100 %: nothing recognized)."""
+
+    @classmethod
+    def setUpClass(cls):
+        import synth
+        rng = np.random.default_rng(5)
+        cls.text = " ".join(matrix.NEAR_SENTENCES[i] for i in (0, 13, 26))
+        pause = np.zeros(8000)
+        x = np.concatenate([pause] + [np.concatenate([synth.tts("flite", "slt", t, M.RATE), pause])
+                                      for t in (matrix.NEAR_SENTENCES[i] for i in (0, 13, 26))])
+        cls.speech = x * synth.amp(-26) / np.sqrt(np.mean(x[np.abs(x) > 1e-3] ** 2))
+        floor = synth.pink(len(x), M.RATE, rng)
+        cls.clean = cls.speech + synth.amp(-50) * floor / np.std(floor)
+        cls.noisy = cls.speech + synth.amp(-26) * rng.standard_normal(len(x))
+
+    def test_task_judge_hears_clean_speech_and_not_speech_under_white_noise(self):
+        self.assertLessEqual(M.wer(self.text, M.recognize(self.clean, judge="task")), 0.15)
+        self.assertGreaterEqual(M.wer(self.text, M.recognize(self.noisy, judge="task")), 0.5)
+
+    def test_task_lm_is_the_whole_sentence_pool_of_both_halves(self):
+        import asr
+        lm = asr.task_lm_text()
+        unigrams = lm.split("\\1-grams:")[1].split("\\2-grams:")[0].strip().splitlines()
+        vocab = {line.split()[1] for line in unigrams} - {"<s>", "</s>"}
+        self.assertEqual(vocab, {w for s in matrix.NEAR_SENTENCES for w in M.words(s)})
+        for half in ("test", "tune"):
+            self.assertTrue({w for s in matrix.scenarios(half) for x in s["near_sentences"] for w in M.words(x)} <= vocab)
+
+    def test_cache_key_names_the_judge_and_its_settings(self):
+        import asr
+        with tempfile.TemporaryDirectory() as cache:
+            M.recognize(self.clean[:16000], cache, judge="task")
+            M.recognize(self.clean[:16000], cache, judge="general")
+            M.recognize(self.clean[:16000], cache, judge="task")
+            self.assertEqual(len(os.listdir(cache)), 2)
+        self.assertNotEqual(asr.settings("task")[1], asr.settings("general")[1])
+        with self.assertRaises(ValueError):
+            asr.use("nope")
 
 
 class EnforceTests(unittest.TestCase):

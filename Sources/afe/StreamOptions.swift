@@ -75,8 +75,11 @@ struct StreamOptions {
     }
 
     /// Whether the URL points at this machine (a local reference server needs no key).
-    var isLoopback: Bool {
-        guard let host = URLComponents(string: url)?.host else { return false }
-        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-    }
+    var isLoopback: Bool { isLoopbackURL(url) }
+}
+
+/// Whether `url`'s host is this machine (localhost, ::1, 127.0.0.0/8).
+func isLoopbackURL(_ url: String) -> Bool {
+    guard let host = URLComponents(string: url)?.host else { return false }
+    return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
 }

@@ -8,6 +8,7 @@ usage: afe <command> [options]
 commands:
   process   run the front end over files (afe process --help)
   stream    stream a file through the front end to a recognizer (afe stream --help)
+  speak     synthesize text to an audio file through the speech-synthesis client (afe speak --help)
 """
 do {
     switch arguments.first {
@@ -15,6 +16,8 @@ do {
         try ProcessCommand.run(try ProcessOptions(Array(arguments.dropFirst())))
     case "stream":
         try StreamCommand.run(try StreamOptions(Array(arguments.dropFirst())))
+    case "speak":
+        try SpeakCommand.run(try SpeakOptions(Array(arguments.dropFirst())))
     case "--help", "-h", "help", nil:
         print(topUsage)
     case let other?:

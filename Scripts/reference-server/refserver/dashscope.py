@@ -31,6 +31,18 @@ class Task:
         self.words = 0
 
 
+def check_order(action: str, task_id: str, running_id: str | None, started: bool) -> None:
+    """continue-task / finish-task need the running task's id, after its task-started."""
+    if running_id is None:
+        raise ProtocolError("CLIENT_ERROR", f"{action} for task '{task_id}', but no task is running "
+                            "on this connection! Send run-task first.")
+    if task_id != running_id:
+        raise ProtocolError("CLIENT_ERROR", f"{action} task_id '{task_id}' does not match the running task "
+                            f"'{running_id}'!")
+    if not started:
+        raise ProtocolError("CLIENT_ERROR", f"{action} sent before task-started! Wait for task-started.")
+
+
 class DashScopeSession(Session):
     family = "dashscope"
 
@@ -93,22 +105,20 @@ class DashScopeSession(Session):
             await self.fail(str(error.code), error.message, reported)
 
     def check_running(self, action: str, task_id: str) -> None:
-        if self.task is None:
-            raise ProtocolError("CLIENT_ERROR", f"{action} for task '{task_id}', but no task is running "
-                                "on this connection! Send run-task first.")
-        if task_id != self.task.request.task_id:
-            raise ProtocolError("CLIENT_ERROR", f"{action} task_id '{task_id}' does not match the running task "
-                                f"'{self.task.request.task_id}'!")
-        if not self.task.started:
-            raise ProtocolError("CLIENT_ERROR", f"{action} sent before task-started! Wait for task-started.")
+        check_order(action, task_id, self.task.request.task_id if self.task else None,
+                    self.task is not None and self.task.started)
 
-    async def run_task(self, message: dict, task_id: str) -> None:
+    def check_new_task(self, task_id: str) -> None:
+        """run-task: no recognition task may be running, and the task id must be new on the connection."""
         if self.task is not None:
             raise ProtocolError("CLIENT_ERROR", f"run-task '{task_id}' while task '{self.task.request.task_id}' "
                                 "is running! Wait for task-finished before starting a new task.")
         if task_id in self.used_ids:
             raise ProtocolError("CLIENT_ERROR", f"Duplicate task_id '{task_id}': every task on a connection "
                                 "needs a new task_id!")
+
+    async def run_task(self, message: dict, task_id: str) -> None:
+        self.check_new_task(task_id)
         request = params.check_run_task(message, task_id)
         if request.audio_format not in DECODABLE_FORMATS:
             raise ProtocolError(params.INVALID, f"format '{request.audio_format}' is valid but this reference "

@@ -96,20 +96,26 @@ def check_header(message) -> tuple[str, str]:
     return action, task_id
 
 
-def check_run_task(message: dict, task_id: str) -> TaskRequest:
-    payload = message["payload"]
-    for key, value in (("task_group", "audio"), ("task", "asr"), ("function", "recognition")):
+def check_task_kind(payload: dict, kind: tuple[str, str, str], purpose: str, models: tuple[str, ...]) -> str:
+    """run-task's task_group / task / function must be `kind`; returns payload.model, one of `models`."""
+    for key, value in zip(("task_group", "task", "function"), kind):
         if key not in payload:
             raise missing(f"payload.{key}")
         if payload[key] != value:
-            raise invalid(f"payload.{key}", f"must be \"{value}\" for speech recognition, got {payload[key]!r}")
+            raise invalid(f"payload.{key}", f"must be \"{value}\" for {purpose}, got {payload[key]!r}")
     model = payload.get("model")
     if model is None:
         raise missing("payload.model")
     if not isinstance(model, str):
         raise invalid("payload.model", "must be a string")
-    if model not in MODELS:
+    if model not in models:
         raise ProtocolError("ModelNotFound", f"Model not found ({model})! Check payload.model.")
+    return model
+
+
+def check_run_task(message: dict, task_id: str) -> TaskRequest:
+    payload = message["payload"]
+    model = check_task_kind(payload, ("audio", "asr", "recognition"), "speech recognition", MODELS)
     if "input" not in payload:
         raise missing("payload.input")
     if not isinstance(payload["input"], dict):

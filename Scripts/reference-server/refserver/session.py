@@ -201,16 +201,22 @@ class Session:
             self.log.write(self.number, "warning", text=f"audio arrives faster than real time: "
                            f"{audio_ms} ms of audio in {wall_ms:.0f} ms")
 
+    async def close_mid_stream(self) -> bool:
+        """Fires close-mid-stream once connection_bytes reached its after_bytes; True if it fired."""
+        fault = self.faults.get("close-mid-stream")
+        if not fault or self.connection_bytes < fault["after_bytes"]:
+            return False
+        self.log.write(self.number, "fault", name="close-mid-stream", bytes=self.connection_bytes)
+        if fault["how"] == "ws":
+            await self.close(1011, "injected fault: close-mid-stream")
+        else:
+            self.abort()
+        return True
+
     async def audio_faults(self, size: int) -> bool:
         """Counts audio bytes; fires close-mid-stream / task-failed(after_bytes). True if the frame is consumed."""
         self.connection_bytes += size
-        fault = self.faults.get("close-mid-stream")
-        if fault and self.connection_bytes >= fault["after_bytes"]:
-            self.log.write(self.number, "fault", name="close-mid-stream", bytes=self.connection_bytes)
-            if fault["how"] == "ws":
-                await self.close(1011, "injected fault: close-mid-stream")
-            else:
-                self.abort()
+        if await self.close_mid_stream():
             return True
         fault = self.faults.get("freeze")
         if fault and 0 <= fault["after_bytes"] <= self.connection_bytes and not self.stalled:

@@ -15,7 +15,7 @@ extension NuiResultCode {
     }
 
     /// The code for a streaming-client error code.
-    init(_ code: SpeechStreamingError.Code) {
+    package init(_ code: SpeechStreamingError.Code) {
         let table: [SpeechStreamingError.Code: NuiResultCode] = [
             .invalidConfiguration: .NUI_ERR_INVALID_PARAMETER_VALUE,
             .invalidState: .NUI_ERR_INTERNAL,

@@ -10,7 +10,7 @@ import Darwin
 ///
 /// An optional header (a WAV header) is written first and rewritten with the final data size when a file is
 /// closed. Not thread safe: the owner serializes calls. Not real-time safe (file I/O).
-final class CappedFile {
+package final class CappedFile {
     let path: String
     let previousPath: String
     let limit: Int
@@ -24,7 +24,7 @@ final class CappedFile {
     /// - Parameters:
     ///   - path: the current file, e.g. `/debug/nui.log`; the previous one is `/debug/nui.1.log`.
     ///   - limit: the most bytes per file (header included).
-    init(path: String, limit: Int, header: ((_ dataBytes: Int) -> [UInt8])? = nil) {
+    package init(path: String, limit: Int, header: ((_ dataBytes: Int) -> [UInt8])? = nil) {
         self.path = path
         self.limit = max(limit, 64)
         self.header = header
@@ -60,13 +60,13 @@ final class CappedFile {
         return true
     }
 
-    func write(_ text: String) {
+    package func write(_ text: String) {
         var text = text
         text.withUTF8 { _ = write(UnsafeRawBufferPointer($0)) }
     }
 
     /// Finishes the current file (rewrites its header) and closes it.
-    func close() {
+    package func close() {
         guard descriptor >= 0 else { return }
         if let header {
             let bytes = header(size - headerSize)

@@ -8,7 +8,8 @@ import SpeechStreaming
 /// Thread safe; any thread except the real-time audio path. The track callback is not called here: `track`
 /// receives the line and must deliver it elsewhere (the SDK's callback thread), so no lock is held when the app
 /// sees it.
-final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
+/// `package`: the stream-input TTS SDK (module NuiTTS) logs the same way.
+package final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
     private let lock = NSLock()
     private var level = NuiSdkLogLevel.NUI_LOG_LEVEL_NONE
     private var trackLevel = NuiSdkLogLevel.NUI_LOG_LEVEL_INFO
@@ -16,11 +17,14 @@ final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
     private var printsToStandardError = true
     /// The SDK's redactor (SpeechStreaming's, the one redaction point): it knows the init and dialog keys and
     /// the URL's secrets; every log line, callback text, response and the dialog summary pass it.
-    let redactor = Redactor()
+    package let redactor = Redactor()
+    /// The name in front of each line's text.
+    private let component: String
     /// Receives redacted lines for the track callback.
     private let track: @Sendable (NuiSdkLogLevel, String) -> Void
 
-    init(track: @escaping @Sendable (NuiSdkLogLevel, String) -> Void) {
+    package init(component: String = "NeoNui", track: @escaping @Sendable (NuiSdkLogLevel, String) -> Void) {
+        self.component = component
         self.track = track
     }
 
@@ -28,7 +32,7 @@ final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
     static let fileName = "nui.log"
 
     /// Sets the levels and the log file; `file` nil turns the file off.
-    func configure(level: NuiSdkLogLevel, trackLevel: NuiSdkLogLevel, file: CappedFile?) {
+    package func configure(level: NuiSdkLogLevel, trackLevel: NuiSdkLogLevel, file: CappedFile?) {
         lock.withLock {
             self.level = level
             self.trackLevel = trackLevel
@@ -38,7 +42,7 @@ final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
     }
 
     /// Stops writing the file (nui_release); levels are kept for the release's own lines.
-    func closeFile() {
+    package func closeFile() {
         lock.withLock {
             file?.close()
             file = nil
@@ -46,14 +50,14 @@ final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
     }
 
     /// Whether lines print to standard error (tests turn it off to keep their output readable).
-    func setPrinting(_ enabled: Bool) { lock.withLock { printsToStandardError = enabled } }
+    package func setPrinting(_ enabled: Bool) { lock.withLock { printsToStandardError = enabled } }
 
-    func log(_ lineLevel: NuiSdkLogLevel, _ message: @autoclosure () -> String) {
+    package func log(_ lineLevel: NuiSdkLogLevel, _ message: @autoclosure () -> String) {
         guard lineLevel != .NUI_LOG_LEVEL_NONE else { return }
         let (threshold, trackThreshold, prints) = lock.withLock { (level, trackLevel, printsToStandardError) }
         guard lineLevel >= threshold else { return }
         let text = redactor.redact(message())
-        let line = "\(Self.timestamp()) \(lineLevel) NeoNui: \(text)\n"
+        let line = "\(Self.timestamp()) \(lineLevel) \(component): \(text)\n"
         lock.withLock {
             file?.write(line)
         }
@@ -61,11 +65,11 @@ final class NuiLogger: @unchecked Sendable { // mutable state under `lock`
         if lineLevel >= trackThreshold { track(lineLevel, text) }
     }
 
-    func verbose(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_VERBOSE, message()) }
-    func debug(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_DEBUG, message()) }
-    func info(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_INFO, message()) }
-    func warning(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_WARNING, message()) }
-    func error(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_ERROR, message()) }
+    package func verbose(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_VERBOSE, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_DEBUG, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_INFO, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_WARNING, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.NUI_LOG_LEVEL_ERROR, message()) }
 
     private static func timestamp() -> String {
         var now = timespec()

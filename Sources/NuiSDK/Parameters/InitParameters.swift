@@ -16,7 +16,7 @@ import SpeechStreaming
 /// | `save_wav` | flag | no | false (only with save_log) |
 /// | `max_log_file_size` | int bytes, 1024…2^40 | no | 104857600 |
 /// | `log_track_level` | int 0…5 | no | 2 (INFO) |
-struct InitParameters: Equatable {
+package struct InitParameters: Equatable {
     enum WireProtocol: Equatable { case dashScope, nls }
 
     var url: String
@@ -41,7 +41,7 @@ struct InitParameters: Equatable {
 
     /// Every query value of `url` (a Tingwu MeetingJoinUrl's `mc`, an NLS `token`, …) and what ``Redactor``
     /// counts as the URL's secrets.
-    static func urlSecrets(_ url: String) -> [String] {
+    package static func urlSecrets(_ url: String) -> [String] {
         let values = URLComponents(string: url)?.queryItems?.compactMap(\.value) ?? []
         return (values + Redactor.secrets(inURL: url)).filter { $0 != "default" }
     }
@@ -105,7 +105,7 @@ struct InitParameters: Equatable {
     }
 
     /// Creates `path` when missing and checks it is a writable directory.
-    static func prepareDirectory(_ path: String, key: String) throws {
+    package static func prepareDirectory(_ path: String, key: String) throws {
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,

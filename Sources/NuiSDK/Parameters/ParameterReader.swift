@@ -7,19 +7,19 @@ import SpeechStreaming
 /// Types follow the NUI documentation, leniently where the SDK's own samples disagree with its tables: a number may
 /// come as a JSON number or as a string holding one (`"sample_rate": "16000"`), a flag as a JSON boolean or as
 /// `"true"`/`"false"`. Anything else is a type error. Not real-time safe (Foundation).
-struct ParameterReader {
-    let object: [String: Any]
+package struct ParameterReader {
+    package let object: [String: Any]
     /// The path in front of every key in errors, e.g. `nls_config.`.
-    let prefix: String
-    private(set) var readKeys: Set<String> = []
+    package let prefix: String
+    package private(set) var readKeys: Set<String> = []
 
-    init(_ object: [String: Any], prefix: String = "") {
+    package init(_ object: [String: Any], prefix: String = "") {
         self.object = object
         self.prefix = prefix
     }
 
     /// Parses `text` as a JSON object.
-    static func parse(_ text: UnsafePointer<CChar>?, what: String) throws -> [String: Any] {
+    package static func parse(_ text: UnsafePointer<CChar>?, what: String) throws -> [String: Any] {
         guard let text else { throw NuiParameterError(.NUI_ERR_INVALID_JSON, what, "is null") }
         let string = String(cString: text)
         if string.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return [:] }
@@ -31,7 +31,7 @@ struct ParameterReader {
     }
 
     /// Keys present but never read.
-    var unknownKeys: [String] { object.keys.filter { !readKeys.contains($0) }.sorted().map { prefix + $0 } }
+    package var unknownKeys: [String] { object.keys.filter { !readKeys.contains($0) }.sorted().map { prefix + $0 } }
 
     private mutating func value(_ key: String) -> Any? {
         readKeys.insert(key)
@@ -39,20 +39,20 @@ struct ParameterReader {
         return value
     }
 
-    func typeError(_ key: String, _ expected: String) -> NuiParameterError {
+    package func typeError(_ key: String, _ expected: String) -> NuiParameterError {
         NuiParameterError(.NUI_ERR_INVALID_PARAMETER_TYPE, prefix + key, "must be \(expected)")
     }
 
-    func valueError(_ key: String, _ message: String) -> NuiParameterError {
+    package func valueError(_ key: String, _ message: String) -> NuiParameterError {
         NuiParameterError(.NUI_ERR_INVALID_PARAMETER_VALUE, prefix + key, message)
     }
 
-    func missing(_ key: String) -> NuiParameterError {
+    package func missing(_ key: String) -> NuiParameterError {
         NuiParameterError(.NUI_ERR_MISSING_PARAMETER, prefix + key, "is required")
     }
 
     /// A key that must be present.
-    func required<T>(_ value: T?, _ key: String) throws -> T {
+    package func required<T>(_ value: T?, _ key: String) throws -> T {
         guard let value else { throw missing(key) }
         return value
     }
@@ -60,7 +60,7 @@ struct ParameterReader {
     /// A string value. Control characters (CR, LF, tab, NUL, …) are refused in every one: the keys, tokens, URL
     /// and names end up in HTTP header lines and the request URL of the WebSocket upgrade, where a CR/LF would
     /// inject headers (SpeechStreaming's ``ControlCharacters`` check, applied as the parameters are read).
-    mutating func string(_ key: String, nonEmpty: Bool = true) throws -> String? {
+    package mutating func string(_ key: String, nonEmpty: Bool = true) throws -> String? {
         guard let raw = value(key) else { return nil }
         guard let string = raw as? String else { throw typeError(key, "a string") }
         if nonEmpty && string.isEmpty { throw valueError(key, "must not be empty") }
@@ -71,7 +71,7 @@ struct ParameterReader {
     }
 
     /// A string that must be one of `allowed`.
-    mutating func choice(_ key: String, _ allowed: [String]) throws -> String? {
+    package mutating func choice(_ key: String, _ allowed: [String]) throws -> String? {
         guard let string = try string(key, nonEmpty: false) else { return nil }
         guard allowed.contains(string) else {
             throw valueError(key, "must be one of \(allowed.joined(separator: ", ")), not \"\(string)\"")
@@ -79,7 +79,7 @@ struct ParameterReader {
         return string
     }
 
-    mutating func flag(_ key: String) throws -> Bool? {
+    package mutating func flag(_ key: String) throws -> Bool? {
         guard let raw = value(key) else { return nil }
         if let number = raw as? NSNumber, Self.isBoolean(number) { return number.boolValue }
         if let string = raw as? String {
@@ -92,7 +92,7 @@ struct ParameterReader {
         throw typeError(key, "a boolean (true/false or \"true\"/\"false\")")
     }
 
-    mutating func int(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
+    package mutating func int(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
         guard let raw = value(key) else { return nil }
         let result: Int
         if let number = raw as? NSNumber, !Self.isBoolean(number) {
@@ -112,7 +112,7 @@ struct ParameterReader {
         return result
     }
 
-    mutating func double(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
+    package mutating func double(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
         guard let raw = value(key) else { return nil }
         let result: Double
         if let number = raw as? NSNumber, !Self.isBoolean(number) {
@@ -128,13 +128,13 @@ struct ParameterReader {
         return result
     }
 
-    mutating func object(_ key: String) throws -> [String: Any]? {
+    package mutating func object(_ key: String) throws -> [String: Any]? {
         guard let raw = value(key) else { return nil }
         guard let object = raw as? [String: Any] else { throw typeError(key, "a JSON object") }
         return object
     }
 
-    mutating func stringArray(_ key: String) throws -> [String]? {
+    package mutating func stringArray(_ key: String) throws -> [String]? {
         guard let raw = value(key) else { return nil }
         guard let array = raw as? [Any], let strings = array as? [String] else {
             throw typeError(key, "an array of strings")
@@ -143,9 +143,9 @@ struct ParameterReader {
     }
 
     /// The raw JSON value, for parameters passed through (e.g. `special_word_filter`).
-    mutating func any(_ key: String) -> Any? { value(key) }
+    package mutating func any(_ key: String) -> Any? { value(key) }
 
-    static func isBoolean(_ number: NSNumber) -> Bool {
+    package static func isBoolean(_ number: NSNumber) -> Bool {
         let type = String(cString: number.objCType)
         return type == "c" || type == "B"
     }

@@ -1,9 +1,9 @@
 /// Reading and renumbering Ogg pages (RFC 3533), enough to group an Ogg Opus stream into frames and to
 /// replay part of it as a valid stream.
-enum OggPage {
+package enum OggPage {
     static let headerBytes = 27
 
-    enum Scan: Equatable {
+    package enum Scan: Equatable {
         /// A whole page of this many bytes starts here.
         case page(Int)
         /// The bytes start like a page but it is not all here yet.
@@ -13,7 +13,7 @@ enum OggPage {
     }
 
     /// Looks for a page at `offset` of `bytes`.
-    static func scan(_ bytes: [UInt8], at offset: Int) -> Scan {
+    package static func scan(_ bytes: [UInt8], at offset: Int) -> Scan {
         let available = bytes.count - offset
         let capture: [UInt8] = [0x4F, 0x67, 0x67, 0x53] // "OggS"
         for i in 0..<min(available, 4) where bytes[offset + i] != capture[i] { return .invalid }
@@ -46,6 +46,19 @@ enum OggPage {
     static func renumbered(_ page: ArraySlice<UInt8>, sequence: UInt32) -> [UInt8] {
         var copy = Array(page)
         for i in 0..<4 { copy[18 + i] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt32(i))) }
+        return withChecksum(copy)
+    }
+
+    /// A copy of a whole page with the end-of-stream flag set and a recomputed CRC (a streamed Ogg Opus answer
+    /// ends without one: `afe speak` marks its file's last page).
+    package static func endingStream(_ page: [UInt8]) -> [UInt8] {
+        var copy = page
+        copy[5] |= 0x04
+        return withChecksum(copy)
+    }
+
+    private static func withChecksum(_ page: [UInt8]) -> [UInt8] {
+        var copy = page
         for i in 22..<26 { copy[i] = 0 }
         let crc = checksum(copy)
         for i in 0..<4 { copy[22 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }

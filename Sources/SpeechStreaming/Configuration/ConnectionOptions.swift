@@ -54,7 +54,7 @@ public struct ConnectionOptions: Sendable, Equatable {
         self.userAgent = userAgent
     }
 
-    func validate() throws {
+    package func validate() throws {
         func positive(_ d: Duration, _ name: String) throws {
             guard d > .zero else { throw SpeechStreamingError(.invalidConfiguration, "\(name) must be positive") }
         }

@@ -10,14 +10,14 @@ public enum ControlCharacters {
 
     /// Throws ``SpeechStreamingError/Code/invalidConfiguration`` naming `name` (never the value: it may be a
     /// secret) when `value` holds a control character.
-    static func check(_ value: String?, _ name: String) throws {
+    package static func check(_ value: String?, _ name: String) throws {
         guard let value, present(in: value) else { return }
         throw SpeechStreamingError(.invalidConfiguration,
                                    "\(name) contains a control character (CR, LF, tab, …), which would corrupt the HTTP request")
     }
 
     /// ``check(_:_:)`` for each (value, name) pair.
-    static func check(_ values: [(String?, String)]) throws {
+    package static func check(_ values: [(String?, String)]) throws {
         for (value, name) in values { try check(value, name) }
     }
 }

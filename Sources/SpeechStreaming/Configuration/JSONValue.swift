@@ -36,7 +36,7 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
     }
 
     /// The value as Foundation objects for JSONSerialization.
-    var foundationObject: Any {
+    package var foundationObject: Any {
         switch self {
         case .string(let s): s
         case .int(let i): i

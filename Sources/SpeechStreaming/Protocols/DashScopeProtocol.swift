@@ -1,6 +1,6 @@
 /// DashScope's duplex task protocol (asr-protocols.md family A): run-task, binary audio, continue-task,
 /// finish-task; events task-started, result-generated, task-finished, task-failed.
-struct DashScopeProtocol: WireProtocol {
+package struct DashScopeProtocol: WireProtocol {
     let configuration: DashScopeConfiguration
     let endpoint: Endpoint
 
@@ -11,11 +11,16 @@ struct DashScopeProtocol: WireProtocol {
     }
 
     var handshakeHeaders: [(name: String, value: String)] {
-        var headers = [(name: "Authorization", value: "Bearer \(configuration.apiKey)"),
-                       (name: "User-Agent", value: configuration.connection.userAgent)]
-        if let workspace = configuration.workspace, !workspace.isEmpty {
-            headers.append((name: "X-DashScope-WorkSpace", value: workspace))
-        }
+        Self.handshakeHeaders(apiKey: configuration.apiKey, userAgent: configuration.connection.userAgent,
+                              workspace: configuration.workspace)
+    }
+
+    /// DashScope's upgrade headers: `Authorization: Bearer`, `User-Agent`, `X-DashScope-WorkSpace` when set. Also
+    /// used by the speech-synthesis client (module SpeechSynthesis), which speaks the same task protocol.
+    package static func handshakeHeaders(apiKey: String, userAgent: String,
+                                         workspace: String?) -> [(name: String, value: String)] {
+        var headers = [(name: "Authorization", value: "Bearer \(apiKey)"), (name: "User-Agent", value: userAgent)]
+        if let workspace, !workspace.isEmpty { headers.append((name: "X-DashScope-WorkSpace", value: workspace)) }
         return headers
     }
 

@@ -1,18 +1,18 @@
 import Foundation
 
 /// Where a session connects: a parsed ws:// or wss:// URL.
-struct Endpoint: Sendable, Equatable {
-    var usesTLS: Bool
-    var host: String
-    var port: Int
+package struct Endpoint: Sendable, Equatable {
+    package var usesTLS: Bool
+    package var host: String
+    package var port: Int
     /// Path and query, starting with "/".
-    var pathAndQuery: String
+    package var pathAndQuery: String
 
     /// Parses `url`; `extraQuery` items are appended when the URL has no item of that name yet.
     ///
     /// - Throws: ``SpeechStreamingError/Code/invalidConfiguration`` for anything but ws/wss with a host.
     ///   The message names scheme and host only, never the query (it may hold a token).
-    init(url: String, extraQuery: [(String, String)] = []) throws {
+    package init(url: String, extraQuery: [(String, String)] = []) throws {
         guard var components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host, !host.isEmpty else {
             throw SpeechStreamingError(.invalidConfiguration, "URL is not a ws:// or wss:// URL with a host")
@@ -35,5 +35,5 @@ struct Endpoint: Sendable, Equatable {
     }
 
     /// `scheme://host:port` for messages (no path or query).
-    var displayName: String { "\(usesTLS ? "wss" : "ws")://\(host):\(port)" }
+    package var displayName: String { "\(usesTLS ? "wss" : "ws")://\(host):\(port)" }
 }

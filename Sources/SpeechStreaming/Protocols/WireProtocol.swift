@@ -54,9 +54,9 @@ struct ParsedTranslation: Equatable {
 }
 
 /// JSON text in and out of Foundation objects.
-enum JSONText {
+package enum JSONText {
     /// Compact JSON with sorted keys.
-    static func encode(_ object: [String: Any]) -> String {
+    package static func encode(_ object: [String: Any]) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: object,
                                                      options: [.sortedKeys, .withoutEscapingSlashes]),
               let text = String(data: data, encoding: .utf8) else { return "{}" }
@@ -64,7 +64,7 @@ enum JSONText {
     }
 
     /// The top-level object of a server message, or a malformedMessage error.
-    static func object(_ text: String) throws(SpeechStreamingError) -> [String: Any] {
+    package static func object(_ text: String) throws(SpeechStreamingError) -> [String: Any] {
         guard let data = text.data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw SpeechStreamingError(.malformedMessage, "server sent text that is not a JSON object: "
@@ -75,7 +75,7 @@ enum JSONText {
 
     /// A server message's `header`, its `header.<nameKey>` (the event name), `header.task_id` and
     /// `payload`, or a malformedMessage error naming what is missing.
-    static func envelope(_ text: String, nameKey: String, family: String) throws(SpeechStreamingError)
+    package static func envelope(_ text: String, nameKey: String, family: String) throws(SpeechStreamingError)
         -> (header: [String: Any], name: String, taskId: String?, payload: [String: Any]) {
         let object = try object(text)
         guard let header = object["header"] as? [String: Any], let name = header[nameKey] as? String else {
@@ -91,7 +91,7 @@ enum JSONText {
 
     /// A number field as an integer, clamped to ±``intLimit``; nil when it is not a finite number. A hostile
     /// server's 1e300 or 2^70 must not trap (`NSNumber.intValue` of an out-of-range double does).
-    static func int(_ value: Any?) -> Int? {
+    package static func int(_ value: Any?) -> Int? {
         guard let n = value as? NSNumber else { return nil }
         let double = n.doubleValue
         guard double.isFinite else { return nil }
@@ -106,8 +106,8 @@ enum JSONText {
 
 /// 32 lowercase hex digits from the system's random generator: a DashScope `task_id`, an NLS `task_id`
 /// or `message_id`.
-enum TaskIdentifier {
-    static func make() -> String {
+package enum TaskIdentifier {
+    package static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64, low = generator.next() as UInt64
         return String(format: "%016llx%016llx", high, low)

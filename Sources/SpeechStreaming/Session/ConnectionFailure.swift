@@ -3,8 +3,8 @@
 /// lws 4.1 reports a failure before the WebSocket opens as a short text (`HS: ws upgrade unauthorized`,
 /// `Unable to connect`, `ipv6 lws_getaddrinfo46 failed`, `connect SSL err …`, `server's cert didn't look
 /// good …`) plus, for an upgrade answered without 101, the HTTP status. This is the one place that maps them.
-enum ConnectionFailure {
-    static func error(reason: String, httpStatus: Int, endpoint: Endpoint) -> SpeechStreamingError {
+package enum ConnectionFailure {
+    package static func error(reason: String, httpStatus: Int, endpoint: Endpoint) -> SpeechStreamingError {
         let place = endpoint.displayName
         switch httpStatus {
         case 401: return SpeechStreamingError(.unauthorized, "\(place) refused the credentials (HTTP 401)", httpStatus: 401)

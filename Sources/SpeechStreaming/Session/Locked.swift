@@ -4,15 +4,25 @@ import Foundation
 ///
 /// NSLock rather than `Synchronization.Mutex`: ThreadSanitizer reports false races on a contended Mutex
 /// on this platform (libraries.md), and these locks are never taken on the audio thread.
-final class Locked<Value>: @unchecked Sendable { // every access holds `lock`
+package final class Locked<Value>: @unchecked Sendable { // every access holds `lock`
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
+    }
+}
+
+extension Locked {
+    /// The queued items, leaving the queue empty (one lock).
+    package func takeAll<Element>() -> [Element] where Value == [Element] {
+        withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
     }
 }

@@ -230,10 +230,7 @@ final class SessionEngine: @unchecked Sendable {
     // MARK: Commands
 
     func runCommands() {
-        let pending = commands.withLock { queue in
-            defer { queue.removeAll() }
-            return queue
-        }
+        let pending = commands.takeAll()
         for command in pending {
             switch command {
             case .start(let epoch):

@@ -71,18 +71,20 @@ extension WebSocketTransport {
     /// Collects a text message's fragments. The frame header's length claim is checked before anything is
     /// kept: a message that is or claims to be over ``maxMessageBytes`` is reported as soon as that is known
     /// (a frame claiming 2^62 bytes, at its first bytes) and nothing more of it is buffered. A binary frame is
-    /// reported once, at its first bytes (ASR servers send only text).
+    /// reported once, at its first bytes (ASR servers send only text), unless ``deliversBinary`` is set: then it
+    /// is collected and checked like text.
     private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) {
         delegate?.transportDidReceiveFrame()
         let remaining = Int(clamping: UInt(lws_remaining_packet_payload(wsi)))
         if lws_is_first_fragment(wsi) != 0 {
             receiveBuffer.removeAll(keepingCapacity: true)
             receiveOverflowBytes = 0
-            if lws_frame_is_binary(wsi) != 0 {
+            receivingBinary = lws_frame_is_binary(wsi) != 0
+            if receivingBinary && !deliversBinary {
                 delegate?.transportDidReceiveBinary(bytes: length.addingReportingOverflow(remaining).partialValue)
             }
         }
-        if lws_frame_is_binary(wsi) != 0 { return }
+        if receivingBinary && !deliversBinary { return }
         if receiveOverflowBytes > 0 { return } // already reported; the rest of the message is skipped
         let claimed = receiveBuffer.count.addingReportingOverflow(length).partialValue
             .addingReportingOverflow(remaining)
@@ -96,6 +98,11 @@ extension WebSocketTransport {
             receiveBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
         guard lws_is_final_fragment(wsi) != 0, remaining == 0 else { return }
+        if receivingBinary {
+            receiveBuffer.withUnsafeBytes { delegate?.transportDidReceiveBinaryMessage($0) }
+            receiveBuffer.removeAll(keepingCapacity: true)
+            return
+        }
         let text = String(decoding: receiveBuffer, as: UTF8.self)
         receiveBuffer.removeAll(keepingCapacity: true)
         delegate?.transportDidReceiveText(text)

@@ -2,8 +2,9 @@ import CWebSockets
 import Foundation
 import Synchronization
 
-/// What the transport reports, always on its service thread.
-protocol WebSocketTransportDelegate: AnyObject {
+/// What the transport reports, always on its service thread. `package`: the speech-synthesis client
+/// (module SpeechSynthesis) runs over the same transport.
+package protocol WebSocketTransportDelegate: AnyObject {
     /// ``WebSocketTransport/wake()`` was called (audio or commands are waiting).
     func transportWoke()
     func transportTimerFired()
@@ -19,6 +20,8 @@ protocol WebSocketTransportDelegate: AnyObject {
     func transportDidReceiveText(_ text: String)
     func transportDidReceiveOversizedMessage(bytes: Int)
     func transportDidReceiveBinary(bytes: Int)
+    /// A whole binary message arrived (only with ``WebSocketTransport/deliversBinary``); valid during the call.
+    func transportDidReceiveBinaryMessage(_ bytes: UnsafeRawBufferPointer)
     /// The close frames of every connection being closed have been written (or those connections are gone).
     func transportDidSendClose()
     /// An open connection closed; `code` is the peer's close code when it sent one.
@@ -27,7 +30,11 @@ protocol WebSocketTransportDelegate: AnyObject {
     func transportNextOutgoing() -> OutgoingFrame?
 }
 
-enum OutgoingFrame {
+extension WebSocketTransportDelegate {
+    package func transportDidReceiveBinaryMessage(_ bytes: UnsafeRawBufferPointer) {}
+}
+
+package enum OutgoingFrame {
     case text(String)
     case binary([UInt8])
     case ping
@@ -44,9 +51,13 @@ enum OutgoingFrame {
 ///
 /// lws's own logging is off; the environment variable `AFE_WS_LOG_LEVEL` (an lws `LLL_*` bit mask, e.g.
 /// 15 for errors, warnings, notices and info) turns it on, to stderr, for debugging.
-final class WebSocketTransport: @unchecked Sendable {
-    weak var delegate: (any WebSocketTransportDelegate)?
+package final class WebSocketTransport: @unchecked Sendable {
+    package weak var delegate: (any WebSocketTransportDelegate)?
     let maxMessageBytes: Int
+    /// Whether binary messages are collected (up to ``maxMessageBytes``, like text) and reported whole through
+    /// ``WebSocketTransportDelegate/transportDidReceiveBinaryMessage(_:)``; otherwise (ASR, the default) only
+    /// their length is reported, at their first bytes. Set before the service thread starts.
+    package var deliversBinary = false
 
     private let context: OpaquePointer
     /// The client TLS context, ours (see `afe_ws_client_tls_context`), for wss:// only: freed after the lws context.
@@ -65,11 +76,12 @@ final class WebSocketTransport: @unchecked Sendable {
     var connection: OpaquePointer?
     var connectionOpen = false
     /// Connections whose close frame is still to be written.
-    var closing: Set<OpaquePointer> = []
+    package var closing: Set<OpaquePointer> = []
     var headers: [(name: String, value: String)] = []
     private var connectStrings: [UnsafeMutablePointer<CChar>] = []
     var receiveBuffer: [UInt8] = []
     var receiveOverflowBytes = 0
+    var receivingBinary = false
     var peerClose: (code: Int, reason: String)?
     var sendBuffer: UnsafeMutableRawPointer
     var sendCapacity = 0
@@ -90,7 +102,7 @@ final class WebSocketTransport: @unchecked Sendable {
     /// The corresponding C function is `lws_create_context`.
     /// - Parameter usesTLS: whether the session's endpoint is wss://. A ws:// session makes no TLS context: loading
     ///   the system's CA bundle cost 10-50 ms and ~0.8 MB per session, for nothing.
-    init(usesTLS: Bool, caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
+    package init(usesTLS: Bool, caFilePath: String?, connectTimeout: Duration, maxMessageBytes: Int) throws {
         self.maxMessageBytes = maxMessageBytes
         lws_set_log_level(Int32(ProcessInfo.processInfo.environment["AFE_WS_LOG_LEVEL"] ?? "") ?? 0, nil)
         box = CallbackBox()
@@ -160,7 +172,7 @@ final class WebSocketTransport: @unchecked Sendable {
     // MARK: Service thread
 
     /// Starts the service thread. Call once.
-    func startServiceThread() {
+    package func startServiceThread() {
         running.store(true, ordering: .sequentiallyConsistent)
         let thread = Thread { [self] in
             while running.load(ordering: .sequentiallyConsistent) {
@@ -174,7 +186,7 @@ final class WebSocketTransport: @unchecked Sendable {
     }
 
     /// Stops the service thread and waits for it. Any thread but the service thread; idempotent.
-    func shutdown() {
+    package func shutdown() {
         guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
         lws_cancel_service(context)
         stopped.wait()
@@ -185,11 +197,11 @@ final class WebSocketTransport: @unchecked Sendable {
     ///
     /// Any thread. Real-time safe: one non-blocking eventfd write, no allocation, no lock.
     /// The corresponding C function is `lws_cancel_service`.
-    func wake() { lws_cancel_service(context) }
+    package func wake() { lws_cancel_service(context) }
 
     /// Fires the delegate's timer callback after `delay` (replacing any earlier schedule), or never (nil).
     /// Service thread. The corresponding C functions are `lws_sul_schedule` and `lws_sul_cancel`.
-    func scheduleTimer(after delay: Duration?) { schedule(timer, after: delay) }
+    package func scheduleTimer(after delay: Duration?) { schedule(timer, after: delay) }
 
     /// Fires the delegate's pacing callback after `delay` (replacing any earlier schedule), or never (nil).
     /// Service thread.
@@ -208,7 +220,7 @@ final class WebSocketTransport: @unchecked Sendable {
     ///
     /// Failure is reported through ``WebSocketTransportDelegate/transportDidFail(reason:httpStatus:)``,
     /// possibly before this returns. The corresponding C function is `lws_client_connect_via_info`.
-    func connect(to endpoint: Endpoint, headers: [(name: String, value: String)]) {
+    package func connect(to endpoint: Endpoint, headers: [(name: String, value: String)]) {
         abort()
         self.headers = headers
         connectStrings.forEach { free($0) }
@@ -260,12 +272,12 @@ final class WebSocketTransport: @unchecked Sendable {
 
     /// Asks for a write callback on the current connection.
     /// The corresponding C function is `lws_callback_on_writable`.
-    func requestWrite() {
+    package func requestWrite() {
         if let connection, connectionOpen { lws_callback_on_writable(connection) }
     }
 
     /// Closes the current connection with a normal close frame; nothing more is reported for it.
-    func close() {
+    package func close() {
         guard let wsi = connection else { return }
         connection = nil
         if connectionOpen {
@@ -279,7 +291,7 @@ final class WebSocketTransport: @unchecked Sendable {
 
     /// Drops the current connection at once, without a close handshake; nothing more is reported for it.
     /// The corresponding C function is `lws_set_timeout` with `LWS_TO_KILL_ASYNC`.
-    func abort() {
+    package func abort() {
         guard let wsi = connection else { return }
         connection = nil
         connectionOpen = false
