@@ -4,6 +4,7 @@
   .venv/bin/python Scripts/scenarios/evaluate.py --half test [--only ID,ID|ci] [--kinds echo,near,...]
       [--systems default,webrtc,...] [--vad-only]
       [--system NAME="--ns moderate"] [--afe .build/release/afe] [--out out/evaluation] [--jobs 2]
+      [--asr-judge task|general]
 
 Systems: default (the library's defaults, no delay given), webrtc (WebRTC AEC2 alone), speex (speex MDF alone),
 aecm (WebRTC AECM), raw (the mic, --aec off); --system adds a named alternative as extra `afe process` options.
@@ -24,6 +25,7 @@ import soundfile as sf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import asr  # noqa: E402
 import matrix  # noqa: E402
 import metrics as M  # noqa: E402
 import synth  # noqa: E402
@@ -126,7 +128,8 @@ def evaluate_scenario(job):
     lab = np.loadtxt(os.path.join(scenario_dir, "labels.csv"), delimiter=",", skiprows=1, dtype=int, ndmin=2)
     labels = {"near": lab[:, 1].astype(bool), "echo": lab[:, 2].astype(bool)}
     result = {"id": truth["spec"]["id"], "kind": truth["spec"]["kind"], "truth": truth, "systems": {},
-              "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])}}
+              "paths": {"scenario": scenario_dir, "runs": os.path.join(out_root, truth["spec"]["id"])},
+              "asr_judge": asr.judge()}
     if truth["spec"]["near"] and not vad_only:
         hyp = M.recognize(sig["near"], asr_cache)
         result["clean"] = {"hypothesis": hyp, "wer": M.wer(truth["near_transcript"], hyp)}
@@ -165,6 +168,9 @@ def main():
     p.add_argument("--no-report", action="store_true")
     p.add_argument("--reuse", action="store_true",
                    help="take afe outputs an earlier run left in OUT (same systems and afe!) and rescore them")
+    p.add_argument("--asr-judge", choices=asr.JUDGES, default="task",
+                   help="WER judge (asr.py): task = PocketSphinx with the matrix's command-set LM (default), "
+                        "general = the bundled general LM, pruned (the judge before 2026-12-01)")
     p.add_argument("--vad-only", action="store_true",
                    help="score ERLE, delay and VAD only: no PocketSphinx WER, PESQ-WB or STOI (quick, for tuning)")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
@@ -181,7 +187,7 @@ def main():
         if not os.path.exists(os.path.join(d, "truth.json")):
             sys.exit(f"evaluate: {d} missing; run generate.py --half {a.half} first")
     t0 = time.time()
-    with Pool(a.jobs) as pool:
+    with Pool(a.jobs, initializer=asr.use, initargs=(a.asr_judge,)) as pool:
         results = pool.map(evaluate_scenario, jobs, chunksize=1)
     wall = time.time() - t0
     import tables

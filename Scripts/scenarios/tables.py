@@ -139,7 +139,8 @@ def aggregate(results, systems):
 
 def markdown(results, systems, half, wall, thr):
     lines = [f"Evaluation of the {half} half, {len(results)} scenarios, {datetime.date.today().isoformat()}, "
-             f"wall {wall:.0f} s.", "", "### Thresholds (issue 12, part 3), default system", "",
+             f"wall {wall:.0f} s, WER judge: {', '.join(sorted({r.get('asr_judge', '?') for r in results}))} "
+             "(Scripts/scenarios/asr.py).", "", "### Thresholds (issue 12, part 3), default system", "",
              "| threshold | now | limit | pass |", "|---|---|---|---|"]
     for name, value, limit, ok in thr:
         lines.append(f"| {name} | {value} | {limit} | {'–' if ok is None else ('pass' if ok else 'FAIL')} |")

@@ -97,6 +97,49 @@ class MetricTests(unittest.TestCase):
         self.assertEqual(M.reconvergence_s(series, 0.25, change_s=5.0), 0.5)
 
 
+class JudgeTests(unittest.TestCase):
+    """The WER judge (asr.py) on three matrix sentences rendered by flite at the matrix's near-end level over a
+    -50 dBFS pink floor: the task judge must hear them (measured 0 %; the general judge 13.8 %), and must not hear
+    them under white noise at 0 dB SNR (measured 100 %: nothing recognized)."""
+
+    @classmethod
+    def setUpClass(cls):
+        import synth
+        rng = np.random.default_rng(5)
+        cls.text = " ".join(matrix.NEAR_SENTENCES[i] for i in (0, 13, 26))
+        pause = np.zeros(8000)
+        x = np.concatenate([pause] + [np.concatenate([synth.tts("flite", "slt", t, M.RATE), pause])
+                                      for t in (matrix.NEAR_SENTENCES[i] for i in (0, 13, 26))])
+        cls.speech = x * synth.amp(-26) / np.sqrt(np.mean(x[np.abs(x) > 1e-3] ** 2))
+        floor = synth.pink(len(x), M.RATE, rng)
+        cls.clean = cls.speech + synth.amp(-50) * floor / np.std(floor)
+        cls.noisy = cls.speech + synth.amp(-26) * rng.standard_normal(len(x))
+
+    def test_task_judge_hears_clean_speech_and_not_speech_under_white_noise(self):
+        self.assertLessEqual(M.wer(self.text, M.recognize(self.clean, judge="task")), 0.15)
+        self.assertGreaterEqual(M.wer(self.text, M.recognize(self.noisy, judge="task")), 0.5)
+
+    def test_task_lm_is_the_whole_sentence_pool_of_both_halves(self):
+        import asr
+        lm = asr.task_lm_text()
+        unigrams = lm.split("\\1-grams:")[1].split("\\2-grams:")[0].strip().splitlines()
+        vocab = {line.split()[1] for line in unigrams} - {"<s>", "</s>"}
+        self.assertEqual(vocab, {w for s in matrix.NEAR_SENTENCES for w in M.words(s)})
+        for half in ("test", "tune"):
+            self.assertTrue({w for s in matrix.scenarios(half) for x in s["near_sentences"] for w in M.words(x)} <= vocab)
+
+    def test_cache_key_names_the_judge_and_its_settings(self):
+        import asr
+        with tempfile.TemporaryDirectory() as cache:
+            M.recognize(self.clean[:16000], cache, judge="task")
+            M.recognize(self.clean[:16000], cache, judge="general")
+            M.recognize(self.clean[:16000], cache, judge="task")
+            self.assertEqual(len(os.listdir(cache)), 2)
+        self.assertNotEqual(asr.settings("task")[1], asr.settings("general")[1])
+        with self.assertRaises(ValueError):
+            asr.use("nope")
+
+
 class EnforceTests(unittest.TestCase):
     def test_enforced_threshold_that_fails_or_is_missing_fails_ci(self):
         import evaluate

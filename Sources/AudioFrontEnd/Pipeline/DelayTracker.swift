@@ -1,15 +1,19 @@
-/// Steadies the delay estimator's raw estimates for the alignment: the median of the last 15 seconds' raw
-/// estimates (four per second of far-end activity).
+/// Steadies the delay estimator's raw estimates for the alignment: the median of the last ``defaultCapacity`` raw
+/// estimates (eight per second of far-end activity).
 ///
-/// Why: the raw onset-correlation peak sometimes jumps a few milliseconds to an early reflection for a few
-/// seconds of particular far-end content and back. Every move of the reference shift makes the canceller
+/// Why: the raw correlation peak sometimes jumps a few milliseconds to a reflection for a few seconds of
+/// particular far-end content and back. Every move of the reference shift makes the canceller
 /// re-adapt, so the alignment follows the median, which ignores excursions shorter than half the window, yet
 /// follows drift (about 0.1 ms/s at 100 ppm) with a lag of half the window. A genuine jump (the app switched
-/// output devices, or the first estimates of a stream were wrong) is taken after a second of agreeing raw
-/// estimates instead of waiting for the median. Real-time safe (fixed storage); one thread.
+/// output devices, or the first estimates of a stream were wrong) is taken after ``jumpConfirmations`` agreeing raw
+/// estimates (0.5 s) instead of waiting for the median. Real-time safe (fixed storage); one thread.
 final class DelayTracker {
     /// Raw estimates the median spans.
     let capacity: Int
+    /// Default span: 33 raw estimates (4.1 s of far-end activity at eight a second). Chosen on the scenario
+    /// matrix's tuning half: spans 9, 17 and 33 left 6, 5 and 3 of 25 scenes not within 2 ms of the truth by 3 s
+    /// after the first echo (mean far-end-only ERLE 23.85, 23.82, 23.85 dB).
+    static let defaultCapacity = 33
     /// Raw estimates this far (samples) from the median that agree among themselves count as a jump.
     let jumpSamples: Double
     let agreementSamples: Double
@@ -22,7 +26,7 @@ final class DelayTracker {
     /// The steadied estimate (samples), nil before the first raw one.
     private(set) var median: Double?
 
-    init(sampleRate: Int, capacity: Int = 61) {
+    init(sampleRate: Int, capacity: Int = DelayTracker.defaultCapacity) {
         self.capacity = capacity
         jumpSamples = Double(sampleRate) * 0.02
         agreementSamples = Double(sampleRate) * 0.004

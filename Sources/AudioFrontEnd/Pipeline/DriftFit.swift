@@ -11,7 +11,7 @@ struct DriftFit {
     /// How long points are remembered (time constant), s.
     var memorySeconds = 180.0
     /// Points and time span needed before a slope is reported.
-    var minimumPoints = 120
+    var minimumPoints = 240
     var minimumSpanSeconds = 60.0
     private var weight = 0.0, sumT = 0.0, sumD = 0.0, sumTT = 0.0, sumTD = 0.0
     private var points = 0

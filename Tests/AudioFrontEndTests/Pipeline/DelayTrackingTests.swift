@@ -9,13 +9,14 @@ final class DelayTrackingTests: XCTestCase {
         let rate = 16000
         let tracker = DelayTracker(sampleRate: rate)
         let ms = Double(rate) / 1000
-        // Steady at 120 ms with 5 ms excursions for 8 of every 30 estimates (as the onset correlation does).
-        for i in 0..<120 { tracker.add((i % 30 < 8 ? 125 : 120) * ms) }
+        // Steady at 120 ms with 5 ms excursions for 12 of every 33 estimates (a reflection taken for a while).
+        XCTAssertEqual(tracker.capacity, 33)
+        for i in 0..<330 { tracker.add((i % 33 < 12 ? 125 : 120) * ms) }
         XCTAssertEqual(tracker.median! / ms, 120, accuracy: 0.01, "short excursions ignored")
-        // A ramp of 0.025 ms per estimate (0.1 ms/s at four estimates a second: 100 ppm).
+        // A ramp of 0.0125 ms per estimate (0.1 ms/s at eight estimates a second: 100 ppm).
         var value = 120.0
-        for _ in 0..<400 { value += 0.025; tracker.add(value * ms) }
-        XCTAssertEqual(tracker.median! / ms, value, accuracy: 1, "the ramp followed within half the window's lag (0.75 ms)")
+        for _ in 0..<800 { value += 0.0125; tracker.add(value * ms) }
+        XCTAssertEqual(tracker.median! / ms, value, accuracy: 0.3, "the ramp followed within half the window's lag (0.2 ms)")
         // A jump of 100 ms: taken after the confirmations, not before.
         for k in 1...tracker.jumpConfirmations {
             tracker.add((value + 100) * ms)
