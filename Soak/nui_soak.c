@@ -118,7 +118,11 @@ static size_t dialog(struct demo_state *state, const struct pcm16 *mic, const st
     expect(nui_dialog_cancel(false) == SUCCESS, "nui_dialog_cancel");
     expect(demo_wait_complete(state, 120), "EVENT_TRANSCRIBER_COMPLETE within 120 s");
     pthread_mutex_lock(&state->lock);
-    expect(state->aec_bytes == (long)(mic->count * 2), "every pushed byte came back as EVENT_AEC_DATA");
+    /* The front end outlives the dialog: when the mic stops at nui_dialog_cancel, the stages' hold-back (20 ms)
+       never comes out, so up to 30 ms (960 bytes) may be missing, never more, never extra. */
+    long pushed = (long)(mic->count * 2);
+    expect(state->aec_bytes <= pushed && state->aec_bytes >= pushed - 960,
+           "every pushed byte came back as EVENT_AEC_DATA (but the stages' hold-back)");
     expect(state->events[EVENT_SENTENCE_END] > 0, "a final result");
     expect(state->events[EVENT_ASR_ERROR] == 0, "no EVENT_ASR_ERROR");
     expect(state->mic_push_errors == 0 && state->reference_push_errors == 0, "every push returned SUCCESS");

@@ -114,9 +114,11 @@ final class NuiSoak: NeoNuiSdkDelegate, @unchecked Sendable { // callbacks on th
         defer { _ = nui.nui_release(); try? FileManager.default.removeItem(atPath: workspace) }
         var failures: [String] = []
         var resident: [Int] = [], threads: [Int] = [], files: [Int] = []
+        var startTimes: [Double] = [] // start() → task started, ms: the first dialog connects, the others reuse
         let started = ContinuousClock.now
         for number in 1...options.dialogs {
             let summary = try dialog(audio)
+            if let time = summary.timeToStart { startTimes.append(time.inSeconds * 1000) }
             let problems = Accounting.check(summary: summary, samples: audio.mic.count, micRate: audio.sampleRate,
                                             format: options.audioFormat, finals: tally.finalCount)
             if !problems.isEmpty { failures.append("dialog \(number): " + problems.joined(separator: "; ")) }
@@ -140,7 +142,14 @@ final class NuiSoak: NeoNuiSdkDelegate, @unchecked Sendable { // callbacks on th
                 "rss_last_bytes": resident.last!, "rss_growth_bytes": growth, "rss_peak_bytes": resident.max()!, "threads_baseline": threads[base],
                 "threads_last": threads.last!, "threads_peak": threads.max()!, "fds_baseline": files[base],
                 "fds_last": files.last!, "wall_seconds": ((ContinuousClock.now - started).inSeconds * 100).rounded() / 100,
+                "time_to_start_first_ms": startTimes.first.map { ($0 * 100).rounded() / 100 } ?? -1,
+                "time_to_start_median_ms": Self.median(startTimes.dropFirst()),
                 "failures": failures]
+    }
+
+    private static func median(_ values: ArraySlice<Double>) -> Double {
+        guard !values.isEmpty else { return -1 }
+        return (values.sorted()[values.count / 2] * 100).rounded() / 100
     }
 
     /// Lets the last dialog's background clean-up finish (its core is released 0.1 s after the end).

@@ -30,7 +30,7 @@ extension NeoNui {
             setState(.stopping)
             running.pauseReported = true
         }
-        slot.remove(running.audio)
+        closeAudio(of: running)
         deliverAudioState(.STATE_PAUSE)
         running.core.cancel(force: false)
         return (.SUCCESS, { running.puller?.stop() })
@@ -107,6 +107,7 @@ extension NeoNui {
                 return (refuse("nui_release", .NUI_ERR_NOT_INITIALIZED, "not initialized"), nil)
             }
             let cleanup = running.map(forceEnd)
+            closeEngine()
             lock.withLock {
                 setState(.uninitialized)
                 initParameters = nil

@@ -43,7 +43,8 @@ extension NeoNui {
         let configuration = recognitionConfiguration(initial, parameters, dialogParameters)
         let core: RecognitionCore
         do {
-            core = try RecognitionCore(configuration: configuration)
+            core = try RecognitionCore(engine: try engine(for: configuration, echoCancellation: parameters.frontEnd.isEchoCancellationOn),
+                                       service: configuration.service)
         } catch let error as RecognitionError {
             return (refuse(call, NuiResultCode(error), error.message), nil)
         } catch {
@@ -61,7 +62,7 @@ extension NeoNui {
             return dialogCount
         }
         let puller = initial.audioUpdateManually ? nil : makePuller(audio, sampleRate: parameters.sampleRate)
-        let running = RunningDialog(number: number, audio: audio, puller: puller)
+        let running = RunningDialog(number: number, core: core, audio: audio, puller: puller)
         core.eventHandler = { [weak self, weak running] event in
             guard let self, let running else { return }
             self.handle(event, of: running)
@@ -87,6 +88,46 @@ extension NeoNui {
         }
         puller?.start()
         return (.SUCCESS, nil)
+    }
+
+    /// The running engine when its front end is the one `configuration` asks for, else a new one (the old one
+    /// closed: no dialog runs now). Control thread, under `control`.
+    private func engine(for configuration: RecognitionConfiguration, echoCancellation: Bool) throws -> RecognitionEngine {
+        let kept = lock.withLock { engine }
+        if let kept, kept.isRunning {
+            var wanted = configuration
+            wanted.service = kept.configuration.service
+            if wanted == kept.configuration { return kept }
+        }
+        closeEngine()
+        let fresh = try RecognitionEngine(configuration: configuration)
+        let idle = DialogAudio(engine: fresh, echoCancellation: echoCancellation)
+        lock.withLock {
+            engine = fresh
+            engineAudio = idle
+        }
+        logger.info("nui_dialog_start: a new front end (\(kept == nil ? "the first" : "the parameters changed"))")
+        return fresh
+    }
+
+    /// Ends the engine: its front end stops and its connection closes. Control thread, no dialog running.
+    func closeEngine() {
+        let (old, idle) = lock.withLock { () -> (RecognitionEngine?, DialogAudio?) in
+            defer {
+                engine = nil
+                engineAudio = nil
+            }
+            return (engine, engineAudio)
+        }
+        if let idle { slot.remove(idle) }
+        old?.close()
+    }
+
+    /// Takes a dialog's audio out of the push paths; between dialogs the engine takes the pushes (the echo
+    /// canceller keeps converging; nothing is sent). Control thread.
+    func closeAudio(of running: RunningDialog) {
+        guard slot.remove(running.audio), let idle = lock.withLock({ engineAudio }) else { return }
+        slot.install(idle)
     }
 
     /// The core's configuration: the front end at the app's rate, the service, the format and the timeouts.
@@ -126,7 +167,7 @@ extension NeoNui {
     /// Marks `running` ended (state back to ready when it is the current dialog, its audio path closed), then
     /// posts STATE_PAUSE (once per dialog) and `event` (the terminal event, if any: the dialog's last callback). Returns the clean-up to run without locks.
     func endDialog(_ running: RunningDialog, detach: Bool = false, event: (() -> Void)? = nil) -> () -> Void {
-        slot.remove(running.audio)
+        closeAudio(of: running)
         let (pause, cleaned) = lock.withLock { () -> (Bool, Bool) in
             if dialog === running {
                 dialog = nil

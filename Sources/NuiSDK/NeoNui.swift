@@ -44,6 +44,11 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     var saveLog = false
     var dialog: RunningDialog?
     var dialogCount = 0
+    /// The front end and kept connection that outlive dialogs: made at the first `nui_dialog_start` (the front
+    /// end needs `nui_set_params`' rates), replaced when a dialog needs another front end, closed by
+    /// `nui_release`. Between dialogs ``engineAudio`` takes the pushes into it.
+    var engine: RecognitionEngine?
+    var engineAudio: DialogAudio?
     /// The summary of the last dialog that completed (``nui_get_dialog_summary()``).
     var lastSummary: RecognitionSummary?
     private weak var delegateReference: NeoNuiSdkDelegate?

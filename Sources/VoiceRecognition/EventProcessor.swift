@@ -5,9 +5,26 @@ import SpeechStreaming
 /// what the summary needs, watches for mic silence, and ends the session (front end cancelled, connection
 /// closed, handler released) after the last event. Touched by the event thread only.
 final class EventProcessor: @unchecked Sendable { // confined to the EventPump thread
+    /// What the processor needs from the core it reports for (standalone or on an engine).
+    struct Hooks: Sendable {
+        /// Mic pushes so far (the watchdog watches it change).
+        var micPushes: @Sendable () -> Int
+        /// The streaming client's counters for this dialog.
+        var statistics: @Sendable () -> SessionStatistics
+        /// Stops what the dialog ran, before its last event.
+        var release: @Sendable () -> Void
+        /// Closes what the dialog ran, after its last event.
+        var close: @Sendable () -> Void
+        /// Runs on every batch and poll while the dialog runs.
+        var poll: @Sendable () -> Void
+        /// The dialog's own front-end drops, given the counts of the front end's latest drops event (nil: those).
+        var frontEndDrops: @Sendable (DropCounts) -> DropCounts? = { _ in nil }
+        /// A dialog on an engine: its audio totals (nil for a standalone dialog).
+        var dialogAudio: @Sendable () -> DialogAudioTotals? = { nil }
+    }
+
     private let shared: SharedState
-    private let frontEnd: FrontEnd
-    private let session: SpeechStreamingSession
+    private let hooks: Hooks
     private let clock: any RecognitionClock
     private let reportsAudio: Bool
     private let micSilenceTimeout: Duration
@@ -23,17 +40,16 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private var erle = MedianHistogram()
     private var segments: [SpeechSegment] = []
     private var drops = RecognitionDrops()
+    private var frontEndCounts = DropCounts()
     // Mic-silence watchdog.
     private var watching = false
     private var lastPushCount = 0
     private var lastPushTime = Duration.zero
     private var silenceReported = false
 
-    init(shared: SharedState, frontEnd: FrontEnd, session: SpeechStreamingSession, clock: any RecognitionClock,
-         configuration: RecognitionConfiguration) {
+    init(shared: SharedState, hooks: Hooks, clock: any RecognitionClock, configuration: RecognitionConfiguration) {
         self.shared = shared
-        self.frontEnd = frontEnd
-        self.session = session
+        self.hooks = hooks
         self.clock = clock
         reportsAudio = configuration.reportsAudio
         micSilenceTimeout = configuration.micSilenceTimeout
@@ -43,6 +59,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
+        hooks.poll()
         reportDrops()
         checkMicSilence()
         return false
@@ -52,12 +69,14 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     /// (AudioForwarder) or took but dropped when the task ended early (``SessionStatistics/audioBytesDropped``);
     /// service events dropped by the bounded queues (the client's delivery queue, the event thread's).
     private func reportDrops() {
-        let statistics = session.statistics
+        let statistics = hooks.statistics()
         let notSent = shared.audioBytesNotSent.load(ordering: .relaxed) + statistics.audioBytesDropped
         let events = shared.eventsDropped.load(ordering: .relaxed) + statistics.eventsDropped
-        if notSent != drops.audioBytesNotSent || events != drops.eventsDropped {
+        let frontEnd = hooks.frontEndDrops(frontEndCounts) ?? drops.frontEnd
+        if notSent != drops.audioBytesNotSent || events != drops.eventsDropped || frontEnd != drops.frontEnd {
             drops.audioBytesNotSent = notSent
             drops.eventsDropped = events
+            drops.frontEnd = frontEnd
             deliver(.drops(drops))
         }
     }
@@ -68,7 +87,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             startTime = time
             watching = true
             lastPushTime = time
-            lastPushCount = shared.micPushes.load(ordering: .relaxed)
+            lastPushCount = hooks.micPushes()
         case .finishRequested(let time):
             finishTime = time
             watching = false
@@ -102,7 +121,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             if let e = telemetry.erleDecibels { erle.add(e) }
             deliver(.telemetry(telemetry))
         case .drops(let counts):
-            drops.frontEnd = counts
+            frontEndCounts = counts
+            drops.frontEnd = hooks.frontEndDrops(counts) ?? counts
             deliver(.drops(drops))
         case .finished(let summary):
             frontEndSummary = summary
@@ -139,7 +159,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private func checkMicSilence() {
         guard watching else { return }
         let now = clock.now()
-        let count = shared.micPushes.load(ordering: .relaxed)
+        let count = hooks.micPushes()
         if count != lastPushCount {
             lastPushCount = count
             lastPushTime = now
@@ -152,27 +172,29 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
 
     private func summary(_ ending: RecognitionSummary.Ending, rawJSON: String?) -> RecognitionSummary {
         let now = clock.now()
-        return RecognitionSummary(
+        var summary = RecognitionSummary(
             ending: ending, taskId: taskId, sentences: sentences, frontEnd: frontEndSummary,
             delayMilliseconds: delay, echoReductionDecibels: erle.median,
-            speechSegments: segments, drops: drops, statistics: session.statistics,
+            speechSegments: segments, drops: drops, statistics: hooks.statistics(),
             timeToStart: startedTime.flatMap { s in startTime.map { s - $0 } },
             timeToComplete: ending == .finished ? finishTime.map { now - $0 } : nil,
             totalTime: startTime.map { now - $0 } ?? .zero, rawJSON: rawJSON)
+        summary.dialogAudio = hooks.dialogAudio()
+        return summary
     }
 
-    /// Delivers the last event, then releases everything: the front end stops, the connection closes, and
+    /// Delivers the last event, then releases what the dialog ran (standalone: the front end stops and the
+    /// connection closes; on an engine: the dialog stops taking output, the kept connection stays), and
     /// the handler is dropped (which breaks any reference cycle through it).
     private func end(with event: RecognitionEvent) {
         reportDrops() // the last counts come before the last event
         ended = true
         watching = false
         shared.lifecycle.withLock { $0 = .ended }
-        frontEnd.cancel()
-        session.cancel()
+        hooks.release()
         deliver(event)
         shared.handler.withLock { $0 = nil }
-        session.close()
+        hooks.close()
     }
 
     private func deliver(_ event: RecognitionEvent) {

@@ -6,7 +6,12 @@ import SpeechStreaming
 /// ``RecognitionSession`` (async/await) and the NUI facade are thin layers over it.
 ///
 /// One core runs one dialog: create → set ``eventHandler`` → ``start()`` → push audio → ``finish()`` or
-/// ``cancel(force:)``; then make a new core for the next dialog.
+/// ``cancel(force:)``; then make a new core for the next dialog. Made with ``init(configuration:clock:)`` the
+/// core has its own front end and connection, which end with the dialog. Made on a ``RecognitionEngine``
+/// (``init(engine:service:clock:)``) it uses the engine's running front end and kept connection, which outlive
+/// it: its pushes go to the engine (taken before and after the dialog too), its audio is the engine's output
+/// between its start and its finish, and its end leaves the connection open for the next dialog where the
+/// protocol allows it.
 ///
 /// - ``start()`` returns at once; ``RecognitionEvent/started(_:)`` follows when the service accepts the task,
 ///   or ``RecognitionEvent/error(_:)`` (e.g. connection refused) ends the session.
@@ -25,6 +30,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     public let configuration: RecognitionConfiguration
     private let frontEnd: FrontEnd
     private let session: SpeechStreamingSession
+    private let engine: RecognitionEngine?
     private let shared = SharedState()
     private let pump = EventPump()
     private let forwarder: AudioForwarder
@@ -37,22 +43,69 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     public init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
         self.configuration = configuration
         self.clock = clock
+        engine = nil
         let frontEndConfiguration = try configuration.resolvedFrontEnd()
         do { frontEnd = try FrontEnd(configuration: frontEndConfiguration) } catch let error as AudioFrontEndError {
             throw RecognitionError.frontEnd(error)
         }
         session = try configuration.makeStreamingSession()
         forwarder = AudioForwarder(session: session, pump: pump, shared: shared, configuration: configuration)
-        processor = EventProcessor(shared: shared, frontEnd: frontEnd, session: session, clock: clock,
-                                   configuration: configuration)
+        let (frontEnd, session, shared) = (frontEnd, session, shared)
+        processor = EventProcessor(shared: shared, hooks: EventProcessor.Hooks(
+            micPushes: { shared.micPushes.load(ordering: .relaxed) },
+            statistics: { session.statistics },
+            release: {
+                frontEnd.cancel()
+                session.cancel()
+            },
+            close: { session.close() },
+            poll: {}), clock: clock, configuration: configuration)
         frontEnd.delegate = forwarder
         session.delegate = forwarder
     }
 
+    /// A dialog on `engine`: its running front end, and its kept connection when `service` (default: the
+    /// engine's) is the one the kept connection was made for, else a new connection. Create it right before its
+    /// ``start()``; one dialog at a time runs on an engine. Control thread; allocates.
+    /// - Throws: ``RecognitionError`` naming the first bad value, or ``RecognitionError/invalidState(_:)`` when
+    ///   the engine is closed.
+    public init(engine: RecognitionEngine, service: RecognitionConfiguration.Service? = nil,
+                clock: any RecognitionClock = SystemRecognitionClock()) throws {
+        var configuration = engine.configuration
+        if let service { configuration.service = service }
+        self.configuration = configuration
+        self.clock = clock
+        self.engine = engine
+        frontEnd = engine.frontEnd
+        session = try engine.streamingSession(for: configuration)
+        let forwarder = AudioForwarder(session: session, pump: pump, shared: shared, configuration: configuration)
+        self.forwarder = forwarder
+        let (session, shared, router) = (session, shared, engine.router)
+        processor = EventProcessor(shared: shared, hooks: EventProcessor.Hooks(
+            micPushes: { engine.micPushes.load(ordering: .relaxed) },
+            statistics: { session.statistics.since(shared.statisticsBase.withLock { $0 }) },
+            release: { router.detach(forwarder) },
+            close: {},
+            poll: { forwarder.stopIfOverdue(micPushes: engine.micPushes.load(ordering: .relaxed)) },
+            frontEndDrops: { _ in shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, engine) },
+            dialogAudio: {
+                forwarder.totals(micBytesNow: engine.micBytes.load(ordering: .relaxed)).map {
+                    DialogAudioTotals(micSamples: $0.micBytes / (2 * engine.frontEnd.configuration.mic.channelCount),
+                                      outputSamples: $0.outputSamples)
+                }
+            }),
+            clock: clock, configuration: configuration)
+    }
+
     deinit {
         pump.stop()
-        frontEnd.cancel()
-        session.close()
+        if let engine {
+            engine.router.detach(forwarder)
+            if [.running, .finishing].contains(shared.state) { session.cancel() }
+        } else {
+            frontEnd.cancel()
+            session.close()
+        }
     }
 
     /// Receives every event on the core's event thread (see the type's notes). Set it before ``start()``.
@@ -65,7 +118,8 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         }
     }
 
-    /// Starts the front end and the connection; returns at once. Control thread or the handler.
+    /// Starts the front end (on an engine: takes its output from now on) and the task; returns at once.
+    /// Control thread or the handler.
     /// - Throws: ``RecognitionError/invalidState(_:)`` when already started (one core runs one dialog).
     public func start() throws {
         if let state = shared.transition(from: [.created], to: .running) {
@@ -74,15 +128,32 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         startEventThread()
         pump.post(.startRequested(at: clock.now()))
         do {
-            try frontEnd.start()
-            try session.start()
+            if let engine {
+                shared.statisticsBase.withLock { $0 = session.statistics }
+                let drops = engine.router.lastDrops.withLock { $0 }
+                shared.dropBase.withLock {
+                    $0 = SharedState.DropBase(counts: drops, micRefusedBytes: engine.micRefusedBytes.load(ordering: .relaxed),
+                                              referenceRefusedBytes: engine.referenceRefusedBytes.load(ordering: .relaxed))
+                }
+                engine.router.attach(forwarder) // before the start: the task's first event may come at once
+                try session.start()
+                forwarder.begin(at: engine.micOutputPosition, outputRate: engine.router.outputRate,
+                                micBytes: engine.micBytes.load(ordering: .relaxed))
+            } else {
+                try frontEnd.start()
+                try session.start()
+            }
         } catch {
             let failure = (error as? SpeechStreamingError).map(RecognitionError.service)
                 ?? (error as? AudioFrontEndError).map(RecognitionError.frontEnd)
                 ?? .invalidState("\(error)")
             shared.lifecycle.withLock { $0 = .ended }
-            frontEnd.cancel()
-            session.close()
+            if let engine {
+                engine.router.detach(forwarder)
+            } else {
+                frontEnd.cancel()
+                session.close()
+            }
             pump.stop()
             throw failure
         }
@@ -91,16 +162,17 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// Pushes mic audio as little-endian int16 bytes (NUI's `nui_update_audio_data`); see
     /// ``AudioFrontEnd/FrontEnd/pushMic(bytes:)``. Mic thread (one at a time); real-time safe.
     public func pushMic(bytes: UnsafeRawBufferPointer) -> PushResult {
+        if let engine { return engine.pushMic(bytes: bytes) }
         if bytes.count > 0 { shared.micPushes.add(1, ordering: .relaxed) }
         return frontEnd.pushMic(bytes: bytes)
     }
 
     /// Pushes mic samples. Mic thread (one at a time); real-time safe.
     public func pushMic(samples: UnsafeBufferPointer<Int16>) -> PushResult {
+        if let engine { return engine.pushMic(samples: samples) }
         if samples.count > 0 { shared.micPushes.add(1, ordering: .relaxed) }
         return frontEnd.pushMic(samples: samples)
     }
-
     /// Pushes what the device plays (NUI's `nui_push_reference_data`). Reference thread; real-time safe.
     public func pushReference(bytes: UnsafeRawBufferPointer) -> PushResult { frontEnd.pushReference(bytes: bytes) }
 
@@ -129,6 +201,14 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             throw RecognitionError.invalidState("finish() needs a running session, this one is \(state)")
         }
         pump.post(.finishRequested(at: clock.now()))
+        if let engine {
+            // The audio ends at the mic's position now: exactly when the mic runs on, else without the stages'
+            // held-back tail (see ``AudioForwarder/stopGrace``).
+            forwarder.requestStop(at: engine.micOutputPosition, outputEnd: engine.router.outputEnd.load(ordering: .acquiring),
+                                  micBytes: engine.micBytes.load(ordering: .relaxed),
+                                  micPushes: engine.micPushes.load(ordering: .relaxed))
+            return
+        }
         do { try frontEnd.finish() } catch {
             // The front end already ended: a service error cancelled it, and that error is being reported.
         }
@@ -148,7 +228,11 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             return state
         }
         guard previous != .ended else { return }
-        frontEnd.cancel()
+        if let engine {
+            engine.router.detach(forwarder) // the engine's front end runs on; the connection is dropped
+        } else {
+            frontEnd.cancel()
+        }
         session.cancel()
         if previous == .created { startEventThread() } // the completed event comes even without a start
         pump.post(.forcedCancel)
@@ -160,8 +244,41 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     }
 
     /// The streaming client's counters. Any thread.
-    public var statistics: SessionStatistics { session.statistics }
+    public var statistics: SessionStatistics { session.statistics.since(shared.statisticsBase.withLock { $0 }) }
 
     /// Whether the session runs (started, not yet ended). Any thread.
     public var isRunning: Bool { [.running, .finishing].contains(shared.state) }
+}
+
+extension SessionStatistics {
+    /// The counts since `base` (all of them when nil).
+    func since(_ base: SessionStatistics?) -> SessionStatistics {
+        guard let base else { return self }
+        var counts = self
+        counts.audioFramesSent -= base.audioFramesSent
+        counts.audioBytesSent -= base.audioBytesSent
+        counts.textMessagesSent -= base.textMessagesSent
+        counts.overruns -= base.overruns
+        counts.reconnectionAttempts -= base.reconnectionAttempts
+        counts.replayedBytes -= base.replayedBytes
+        counts.audioBytesDropped -= base.audioBytesDropped
+        counts.streamEventsDropped -= base.streamEventsDropped
+        counts.eventsDropped -= base.eventsDropped
+        counts.replayDroppedBytes -= base.replayDroppedBytes
+        return counts
+    }
+}
+
+extension SharedState.DropBase {
+    /// A dialog's share of the engine's front-end drops: the counts since its start, the refused bytes as the
+    /// engine counted them at each push (the front end reports those only with its next processed frame).
+    func share(of latest: DropCounts, _ engine: RecognitionEngine) -> DropCounts {
+        var share = DropCounts()
+        share.micRefusedBytes = engine.micRefusedBytes.load(ordering: .relaxed) - micRefusedBytes
+        share.referenceRefusedBytes = engine.referenceRefusedBytes.load(ordering: .relaxed) - referenceRefusedBytes
+        share.referenceDroppedSamples = latest.referenceDroppedSamples - counts.referenceDroppedSamples
+        share.referenceMissingSamples = latest.referenceMissingSamples - counts.referenceMissingSamples
+        share.eventOverruns = latest.eventOverruns - counts.eventOverruns
+        return share
+    }
 }

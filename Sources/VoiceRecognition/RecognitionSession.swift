@@ -15,7 +15,9 @@ import Synchronization
 /// let summary = try await session.finish()           // after the final result
 /// ```
 ///
-/// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog.
+/// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog;
+/// to keep the echo canceller converged and the connection open across dialogs, create a ``RecognitionEngine``
+/// once and a session on it per dialog (``init(engine:service:clock:)``), pushing audio to the engine.
 public final class RecognitionSession: Sendable {
     /// Every event in order, for one consumer; it ends after ``RecognitionEvent/completed(_:)`` or
     /// ``RecognitionEvent/error(_:)``. At most ``eventBufferLimit`` unread events wait (the newest; the summary's
@@ -30,8 +32,19 @@ public final class RecognitionSession: Sendable {
 
     /// Creates the front end and the streaming client; connects nothing yet. Not real-time safe.
     /// - Throws: ``RecognitionError`` naming the first bad value.
-    public init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
-        core = try RecognitionCore(configuration: configuration, clock: clock)
+    public convenience init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
+        self.init(core: try RecognitionCore(configuration: configuration, clock: clock))
+    }
+
+    /// A dialog on `engine` (see ``RecognitionCore/init(engine:service:clock:)``): the engine's running front
+    /// end and kept connection, which outlive the session; a new session for each dialog. Not real-time safe.
+    public convenience init(engine: RecognitionEngine, service: RecognitionConfiguration.Service? = nil,
+                            clock: any RecognitionClock = SystemRecognitionClock()) throws {
+        self.init(core: try RecognitionCore(engine: engine, service: service, clock: clock))
+    }
+
+    private init(core: RecognitionCore) {
+        self.core = core
         let (stream, continuation) = AsyncStream.makeStream(of: RecognitionEvent.self,
                                                              bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
         events = stream

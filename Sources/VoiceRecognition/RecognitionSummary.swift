@@ -18,8 +18,12 @@ public struct RecognitionSummary: Sendable {
     /// Every final result, in order, without its raw JSON (`rawJSON` is empty here: the
     /// ``RecognitionEvent/finalResult(_:)`` events carry it), so an hours-long dialog keeps only text and times.
     public var sentences: [RecognitionResult]
-    /// The front end's totals (nil after a forced cancel).
+    /// The front end's totals (nil after a forced cancel, and for dialogs on a ``RecognitionEngine``, whose
+    /// front end runs on: see ``dialogAudio``).
     public var frontEnd: FrontEndSummary?
+    /// A dialog on a ``RecognitionEngine``: the mic audio pushed between its start and its finish and the
+    /// output it took (nil for a standalone session).
+    public var dialogAudio: DialogAudioTotals? = nil
     /// The last delay estimate from reference to echo, ms (nil when none was confident).
     public var delayMilliseconds: Double?
     /// The median of the front end's ERLE reports (echo removed while the far end played), dB; nil when the
@@ -41,4 +45,13 @@ public struct RecognitionSummary: Sendable {
 
     /// The final results' text joined by spaces.
     public var text: String { sentences.map(\.text).joined(separator: " ") }
+}
+
+/// The audio of one dialog on a ``RecognitionEngine``.
+public struct DialogAudioTotals: Sendable, Equatable {
+    /// Mic samples (per channel, at the mic rate) pushed between the dialog's start and its finish.
+    public var micSamples: Int
+    /// Processed samples (output rate) the dialog took: sent to the service as PCM and reported as audio. Short
+    /// of the mic's duration by at most the stages' hold-back (20 ms) when the mic stopped at finish.
+    public var outputSamples: Int
 }

@@ -1,3 +1,5 @@
+import AudioFrontEnd
+import SpeechStreaming
 import Synchronization
 
 /// The state a ``RecognitionCore`` shares between the control calls, the audio threads, the front end's drain
@@ -13,6 +15,16 @@ final class SharedState: Sendable {
     /// Service events dropped because the event thread was too far behind (``AudioForwarder/backlogLimit``).
     let eventsDropped = Atomic<Int>(0)
     let lifecycle = Mutex<Lifecycle>(.created)
+    /// The kept streaming client's counters when a dialog on an engine started (it reports its own share).
+    let statisticsBase = Mutex<SessionStatistics?>(nil)
+    /// The engine's front-end drop counts and refused bytes when a dialog on it started.
+    let dropBase = Mutex(DropBase())
+
+    struct DropBase {
+        var counts = DropCounts()
+        var micRefusedBytes = 0
+        var referenceRefusedBytes = 0
+    }
     /// The event handler, boxed: a read copies one class reference and nothing is written back (see
     /// ``HandlerBox``).
     let handler = Mutex<HandlerBox?>(nil)

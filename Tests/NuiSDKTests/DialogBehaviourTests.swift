@@ -76,7 +76,8 @@ final class DialogBehaviourTests: XCTestCase {
         let before = harness.recorder.events(.EVENT_SENTENCE_END).count
         XCTAssertEqual(harness.nui.nui_dialog_cancel(false), .SUCCESS)
         XCTAssertEqual(harness.nui.lock.withLock { harness.nui.state }, .stopping)
-        XCTAssertEqual(harness.nui.nui_update_audio_data([0, 0], Len: 2, FirstPack: false), .NUI_ERR_NO_DIALOG, "audio closed")
+        // The dialog's audio is closed; the front end takes the push (it outlives dialogs), nothing of it is sent.
+        XCTAssertEqual(harness.nui.nui_update_audio_data([0, 0], Len: 2, FirstPack: false), .SUCCESS, "taken by the front end")
         let end = try XCTUnwrap(harness.recorder.waitForEnd())
         XCTAssertEqual(end.event, .EVENT_TRANSCRIBER_COMPLETE)
         let events = harness.recorder.events

@@ -40,5 +40,11 @@ final class RealTimeSafetyTests: XCTestCase {
         let (running, runningCodes) = allocations(harness, pushes: 1000)
         XCTAssertEqual(running, 0, "dialog running: \(runningCodes)")
         XCTAssertEqual(runningCodes, [.SUCCESS: 2000])
+        // Between dialogs the front end takes the pushes (the canceller keeps converging), still without allocating.
+        XCTAssertEqual(harness.nui.nui_dialog_cancel(true), .SUCCESS)
+        _ = allocations(harness, pushes: 50)
+        let (between, betweenCodes) = allocations(harness, pushes: 1000)
+        XCTAssertEqual(between, 0, "between dialogs: \(betweenCodes)")
+        XCTAssertEqual(betweenCodes, [.SUCCESS: 2000])
     }
 }

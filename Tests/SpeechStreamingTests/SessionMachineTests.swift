@@ -60,6 +60,30 @@ final class SessionMachineTests: XCTestCase {
         XCTAssertEqual(nls.feed(.start), [.connect])
     }
 
+    /// A kept connection the server closed just as the next task started (its idle close crossing our
+    /// run-task) is replaced once, without an error; one idle longer than the kept limit is replaced up front.
+    func testAKeptConnectionLostAtTheNextStartIsReplacedOnce() {
+        var d = Driver()
+        d.streaming()
+        d.feed(.stop)
+        d.feed(.audioDrained)
+        d.feed(.taskCompleted)
+        XCTAssertEqual(d.feed(.start), [.sendStart], "on the kept connection")
+        let lost = SpeechStreamingError(.connectionClosed, "closed")
+        XCTAssertEqual(d.feed(.connectionLost(lost)), [.connect], "gone before task-started: connect again")
+        XCTAssertEqual(d.feed(.connected), [.sendStart])
+        XCTAssertEqual(failed(d.feed(.connectionLost(lost)))?.code, .connectionClosed,
+                       "a fresh connection lost before the start is an error")
+
+        var idle = Driver()
+        idle.streaming()
+        idle.feed(.stop)
+        idle.feed(.audioDrained)
+        idle.feed(.taskCompleted)
+        idle.now = SessionMachineTests.timing.keptIdle
+        XCTAssertEqual(idle.feed(.start), [.closeConnection, .connect], "idle for the kept limit: a new connection")
+    }
+
     func testStartTimeout() {
         var d = Driver()
         d.feed(.start)

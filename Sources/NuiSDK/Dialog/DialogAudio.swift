@@ -3,27 +3,48 @@ import VoiceRecognition
 
 /// What the audio push paths of one dialog need: its core, the debug WAV recorder and whether AEC is on.
 /// Reached through ``DialogSlot`` without a lock.
+/// Between dialogs the engine's own audio (no core, no recorder) is installed instead.
 final class DialogAudio: Sendable {
-    let core: RecognitionCore
+    private enum Target {
+        case dialog(RecognitionCore)
+        case engine(RecognitionEngine)
+    }
+
+    private let target: Target
     let recorder: DebugWavRecorder?
     let echoCancellation: Bool
 
     init(core: RecognitionCore, recorder: DebugWavRecorder?, echoCancellation: Bool) {
-        self.core = core
+        target = .dialog(core)
         self.recorder = recorder
+        self.echoCancellation = echoCancellation
+    }
+
+    /// The pushes between dialogs: into the engine's front end, nothing recorded.
+    init(engine: RecognitionEngine, echoCancellation: Bool) {
+        target = .engine(engine)
+        recorder = nil
         self.echoCancellation = echoCancellation
     }
 
     /// Pushes mic bytes; records what was taken with save_wav. Real-time safe.
     func pushMic(_ bytes: UnsafeRawBufferPointer) -> PushResult {
-        let result = core.pushMic(bytes: bytes)
+        let result: PushResult
+        switch target {
+        case .dialog(let core): result = core.pushMic(bytes: bytes)
+        case .engine(let engine): result = engine.pushMic(bytes: bytes)
+        }
         if let recorder, result.accepted > 0 { recorder.record(.mic, UnsafeRawBufferPointer(rebasing: bytes[..<result.accepted])) }
         return result
     }
 
     /// Pushes reference bytes; records what was taken with save_wav. Real-time safe.
     func pushReference(_ bytes: UnsafeRawBufferPointer) -> PushResult {
-        let result = core.pushReference(bytes: bytes)
+        let result: PushResult
+        switch target {
+        case .dialog(let core): result = core.pushReference(bytes: bytes)
+        case .engine(let engine): result = engine.pushReference(bytes: bytes)
+        }
         if let recorder, result.accepted > 0 {
             recorder.record(.reference, UnsafeRawBufferPointer(rebasing: bytes[..<result.accepted]))
         }

@@ -5,6 +5,7 @@ import VoiceRecognition
 /// already reported. The flags are guarded by NeoNui's `lock`.
 final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.lock
     let number: Int
+    let core: RecognitionCore
     let audio: DialogAudio
     let puller: AudioPuller?
     /// Set when NeoNui ended the dialog itself (forced cancel, release): later core events are dropped.
@@ -16,13 +17,12 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
     /// The task id once the service started the task.
     var taskId: String?
 
-    init(number: Int, audio: DialogAudio, puller: AudioPuller?) {
+    init(number: Int, core: RecognitionCore, audio: DialogAudio, puller: AudioPuller?) {
         self.number = number
+        self.core = core
         self.audio = audio
         self.puller = puller
     }
-
-    var core: RecognitionCore { audio.core }
 
     /// Stops the pull thread and the WAV writer and lets the core go on a background queue (its threads may
     /// not be joined from themselves), then trims the heap (``MemoryTrim``). Once; call without NeoNui's locks.
@@ -32,7 +32,7 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
         audio.recorder?.stop()
         let holder = AudioHolder(audio)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
-            holder.audio = nil // usually the core's last reference: its threads are joined here
+            holder.audio = nil // the dialog's recorder; the core runs no thread of its own beyond its event thread
             MemoryTrim.afterDialog()
         }
     }

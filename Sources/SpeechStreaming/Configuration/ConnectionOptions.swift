@@ -34,6 +34,11 @@ public struct ConnectionOptions: Sendable, Equatable {
     /// reads costs a bounded amount of memory. 0: the sequence is not fed at all (for delegate-only use; it
     /// only finishes on close). The delegate always gets every event. Default 4096.
     public var eventBufferLimit: Int = 4096
+    /// A connection kept after a task (DashScope) that has been idle this long is closed and a new one made at
+    /// the next start, rather than racing the server's own idle close (DashScope: 60 s after a task ends).
+    /// A kept connection the server did close is replaced at the next start without an error either way.
+    /// Default 50 s.
+    public var keptConnectionIdleLimit: Duration = .seconds(50)
 
     public init(caFilePath: String? = nil, connectTimeout: Duration = .seconds(10),
                 startTimeout: Duration = .seconds(10), finishTimeout: Duration = .seconds(10),
@@ -64,6 +69,7 @@ public struct ConnectionOptions: Sendable, Equatable {
         try positive(finishTimeout, "finishTimeout")
         try positive(pingInterval, "pingInterval")
         try positive(responseTimeout, "responseTimeout")
+        try positive(keptConnectionIdleLimit, "keptConnectionIdleLimit")
         guard frameDuration >= .milliseconds(10), frameDuration <= .seconds(1) else {
             throw SpeechStreamingError(.invalidConfiguration, "frameDuration must be 10 ms to 1 s")
         }

@@ -18,18 +18,23 @@ struct SessionMachine {
         var finish: Duration
         var ping: Duration
         var response: Duration
+        /// A kept connection idle this long is replaced at the next start (the server closes it soon anyway).
+        var keptIdle: Duration
 
-        init(connect: Duration, start: Duration, finish: Duration, ping: Duration, response: Duration) {
+        init(connect: Duration, start: Duration, finish: Duration, ping: Duration, response: Duration,
+             keptIdle: Duration = .seconds(50)) {
             self.connect = connect
             self.start = start
             self.finish = finish
             self.ping = ping
             self.response = response
+            self.keptIdle = keptIdle
         }
 
         init(_ options: ConnectionOptions) {
             self.init(connect: options.connectTimeout, start: options.startTimeout, finish: options.finishTimeout,
-                      ping: options.pingInterval, response: options.responseTimeout)
+                      ping: options.pingInterval, response: options.responseTimeout,
+                      keptIdle: options.keptConnectionIdleLimit)
         }
     }
 
@@ -96,6 +101,11 @@ struct SessionMachine {
     private var attempt = 0
     private var lastReceived: Duration = .zero
     private var pingSent = false
+    /// When the kept connection's last task ended.
+    private var idleSince: Duration = .zero
+    /// The running task was started on a kept connection and the server has not confirmed it yet: if that
+    /// connection turns out closed (the server's idle close crossing our start), connect again once.
+    private var startedOnKeptLink = false
 
     init(timing: Timing, reconnection: ReconnectionPolicy, reusesConnection: Bool) {
         self.timing = timing
@@ -140,7 +150,7 @@ struct SessionMachine {
             pingSent = false
             return []
         case .taskStarted: return taskStarted(now)
-        case .taskCompleted: return taskCompleted()
+        case .taskCompleted: return taskCompleted(now)
         case .failure(let error): return phase == .idle ? [] : fail(error)
         case .audioDrained:
             guard phase == .draining else { return [] }
@@ -158,7 +168,14 @@ struct SessionMachine {
         stopRequested = false
         taskHasStarted = false
         attempt = 0
+        startedOnKeptLink = false
+        var actions: [Action] = []
+        if link == .up && now - idleSince >= timing.keptIdle {
+            link = .down // idle for long: the server is about to close it (DashScope: 60 s)
+            actions.append(.closeConnection)
+        }
         if link == .up {
+            startedOnKeptLink = true
             phase = .starting(deadline: now + timing.start)
             lastReceived = now
             pingSent = false
@@ -166,7 +183,7 @@ struct SessionMachine {
         }
         phase = .awaitingConnection
         link = .connecting(deadline: now + timing.connect)
-        return [.connect]
+        return actions + [.connect]
     }
 
     /// Remembers the stop for the whole task, so a task restarted after a reconnection (even one lost while
@@ -190,6 +207,7 @@ struct SessionMachine {
     private mutating func connected(_ now: Duration) -> [Action] {
         guard case .connecting = link else { return [] }
         link = .up
+        idleSince = now
         lastReceived = now
         pingSent = false
         guard phase == .awaitingConnection else { return [] }
@@ -208,6 +226,11 @@ struct SessionMachine {
         link = .down
         switch phase {
         case .idle: return []
+        case .starting where startedOnKeptLink && !taskHasStarted:
+            startedOnKeptLink = false // the kept connection was gone: a fresh one, once, without an error
+            phase = .awaitingConnection
+            link = .connecting(deadline: now + timing.connect)
+            return [.connect]
         case .starting, .streaming, .draining, .finishing:
             return taskHasStarted && reconnection.isEnabled ? scheduleReconnect(error, now) : fail(error)
         case .awaitingConnection, .waitingToReconnect:
@@ -217,15 +240,17 @@ struct SessionMachine {
 
     private mutating func taskStarted(_ now: Duration) -> [Action] {
         guard case .starting = phase else { return [] }
+        startedOnKeptLink = false
         let isRestart = taskHasStarted
         taskHasStarted = true
         phase = stopRequested ? .draining : .streaming
         return isRestart ? [.beginAudio(replay: true)] : [.beginAudio(replay: false), .report(.started)]
     }
 
-    private mutating func taskCompleted() -> [Action] {
+    private mutating func taskCompleted(_ now: Duration) -> [Action] {
         guard phase != .idle else { return [] }
         phase = .idle
+        idleSince = now
         var actions: [Action] = []
         if !reusesConnection && link != .down {
             link = .down
