@@ -52,7 +52,7 @@ let package = Package(
         // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
         .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming", "AudioPlayback", "AudioFrontEnd"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
-        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
+        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK", "NuiTTS"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
                                                     "SpeechSynthesis"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
