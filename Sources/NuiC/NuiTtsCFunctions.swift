@@ -61,9 +61,7 @@ public func nui_tts_create(_ listener: UnsafePointer<StreamInputTtsListener>?) -
 @_cdecl("nui_tts_start")
 public func nui_tts_start(_ pointer: OpaquePointer?, _ ticket: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
                           _ sessionId: UnsafePointer<CChar>?, _ level: Int32, _ saveLog: Bool) -> Int32 {
-    guard let sdk = handle(pointer)?.tts else { return missing }
-    guard let level = logLevel(level) else { return NuiSDK.NuiResultCode.NUI_ERR_INVALID_PARAMETER_VALUE.rawValue }
-    return sdk.startStreamInputTts(ticket, parameters: parameters, sessionId: sessionId, logLevel: level, saveLog: saveLog).rawValue
+    oneShot(pointer, level) { $0.startStreamInputTts(ticket, parameters: parameters, sessionId: sessionId, logLevel: $1, saveLog: saveLog) }
 }
 
 /// `nui_tts_send`. Not real-time safe.
@@ -95,10 +93,7 @@ public func nui_tts_cancel(_ pointer: OpaquePointer?) -> Int32 {
 public func nui_tts_play(_ pointer: OpaquePointer?, _ ticket: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
                          _ text: UnsafePointer<CChar>?, _ sessionId: UnsafePointer<CChar>?, _ level: Int32,
                          _ saveLog: Bool) -> Int32 {
-    guard let sdk = handle(pointer)?.tts else { return missing }
-    guard let level = logLevel(level) else { return NuiSDK.NuiResultCode.NUI_ERR_INVALID_PARAMETER_VALUE.rawValue }
-    return sdk.playStreamInputTts(ticket, parameters: parameters, text: text, sessionId: sessionId, logLevel: level,
-                                  saveLog: saveLog).rawValue
+    oneShot(pointer, level) { $0.playStreamInputTts(ticket, parameters: parameters, text: text, sessionId: sessionId, logLevel: $1, saveLog: saveLog) }
 }
 
 /// `nui_tts_async_play`. Not real-time safe.
@@ -106,10 +101,15 @@ public func nui_tts_play(_ pointer: OpaquePointer?, _ ticket: UnsafePointer<CCha
 public func nui_tts_async_play(_ pointer: OpaquePointer?, _ ticket: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
                                _ text: UnsafePointer<CChar>?, _ sessionId: UnsafePointer<CChar>?, _ level: Int32,
                                _ saveLog: Bool) -> Int32 {
+    oneShot(pointer, level) { $0.asyncPlayStreamInputTts(ticket, parameters: parameters, text: text, sessionId: sessionId, logLevel: $1, saveLog: saveLog) }
+}
+
+/// A call that takes a log level: the handle and the level checked first.
+private func oneShot(_ pointer: OpaquePointer?, _ level: Int32,
+                     _ call: (NeoNuiStreamInputTts, NuiSDK.NuiSdkLogLevel) -> NuiSDK.NuiResultCode) -> Int32 {
     guard let sdk = handle(pointer)?.tts else { return missing }
     guard let level = logLevel(level) else { return NuiSDK.NuiResultCode.NUI_ERR_INVALID_PARAMETER_VALUE.rawValue }
-    return sdk.asyncPlayStreamInputTts(ticket, parameters: parameters, text: text, sessionId: sessionId, logLevel: level,
-                                       saveLog: saveLog).rawValue
+    return call(sdk, level).rawValue
 }
 
 /// `nui_tts_destroy`: cancels a running task, drops the delegate (queued callbacks are not forwarded), frees.

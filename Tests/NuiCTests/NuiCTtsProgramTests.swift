@@ -22,4 +22,20 @@ final class NuiCTtsProgramTests: XCTestCase {
         XCTAssertGreaterThan(run.int("bytes"), 16000, run.output)
         XCTAssertGreaterThan(run.int("logs"), 0, run.output)
     }
+
+    /// C++: StreamInputTtsSdk (nui_tts.hpp) synthesizes with start / send / stop.
+    func testCppProgramUsesTheStreamInputTtsSdkClass() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuittscpp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let program = try CProgram.compile(["nui_tts_cpp_smoke.cpp"], compiler: CProgram.compiler("c++", "-std=c++11"),
+                                           name: "nui_tts_cpp_smoke", into: directory)
+        let server = try ReferenceServer()
+        defer { server.stop() }
+        let run = try CProgram.run(program, [server.url()], timeout: 60)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertEqual(run.failedChecks, [], run.output)
+        XCTAssertEqual(run.int("complete"), 1, run.output)
+        XCTAssertEqual(run.int("version"), 1, run.output)
+    }
 }
