@@ -37,7 +37,10 @@ strip --strip-debug "$bin"
 count() { # pipeline → instructions per measured frame, frames
   local file="$out/callgrind.$1.out"
   local log
-  log=$(valgrind --tool=callgrind --callgrind-out-file="$file" --collect-atstart=no \
+  # --fair-sched=yes: valgrind runs one thread at a time; its default lock lets the pushing thread take it back
+  # at once, which can starve the front end's drain thread (afe-bench now also waits for it, and checks that
+  # every frame was processed inside the measured pushes).
+  log=$(valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$file" --collect-atstart=no \
           --toggle-collect=afe_bench_measured "$bin" instructions --pipeline "$1" --seconds "$((seconds + 1))" 2>/dev/null)
   local frames allocations total
   frames=$(sed -n 's/^measured_frames //p' <<<"$log")

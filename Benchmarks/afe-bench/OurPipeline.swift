@@ -5,8 +5,11 @@ import Synchronization
 final class EventCounter: FrontEndDelegate {
     let count = Atomic<Int>(0)
     let opusBytes = Atomic<Int>(0)
+    /// Level events delivered: one per processed frame.
+    let levels = Atomic<Int>(0)
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         count.add(1, ordering: .relaxed)
+        if case .level = event { levels.add(1, ordering: .relaxed) }
         if case .opusPacket(let packet) = event { opusBytes.add(packet.bytes.count, ordering: .relaxed) }
     }
 }

@@ -99,11 +99,12 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=
         seg_starts = M.starts(report.get("vad_segments", []))
         r["false_starts"] = M.false_starts(seg_starts, near)
         r["false_starts_per_min"] = r["false_starts"] / far_min if far_min > 0.05 else None
-    seg_starts = M.starts(report.get("vad_segments", []))
     r["vad_f1"] = M.vad_scores(vad[:f], near) if spec["near"] else None
     if spec["near"]:
-        offsets = M.onset_offsets(seg_starts, truth["near_speech"])
+        segs = M.segments(report.get("vad_segments", []))
+        offsets = M.onset_offsets(segs, truth["near_speech"])
         r["onset_offsets_s"] = offsets
+        r["onsets_covered"] = int(sum(M.covered_onsets(segs, truth["near_speech"])))
         r["onsets_within_150ms"] = float(np.mean([o is not None and abs(o) <= 0.15 for o in offsets])) if offsets else None
         if not vad_only:
             r["pesq_wb"] = M.pesq_wb(sig["near"][:n], out[:n])

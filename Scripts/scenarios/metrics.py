@@ -96,12 +96,31 @@ def false_starts(seg_starts, near):
     return count
 
 
-def onset_offsets(seg_starts, near_intervals):
-    """For each true near-end onset, the nearest detected start within 0.5 s (offset s), or None when missed."""
+def segments(vad_segments):
+    """(start_s, end_s) of each `--report` VAD segment; end None while open at the end of the file."""
+    return [(seg["start_ms"] / 1000.0, None if seg.get("end_ms") is None else seg["end_ms"] / 1000.0)
+            for seg in vad_segments]
+
+
+def covered_onsets(segs, near_intervals):
+    """Per true near-end onset, whether it is *covered*: it falls inside a segment that was already open during
+    the previous near-end utterance (the segmenter keeps a segment through a pause shorter than its end silence,
+    so no new start can come there). `segs` are (start_s, end_s) pairs (end None: open to the end)."""
+    out, previous_end = [], None
+    for start, end in near_intervals:
+        out.append(previous_end is not None and any(
+            s <= previous_end and s < start and (e is None or e > start) for s, e in segs))
+        previous_end = end
+    return out
+
+
+def onset_offsets(segs, near_intervals):
+    """For each true near-end onset: 0.0 when covered (``covered_onsets``: captured by the open segment), else the
+    nearest detected segment start within 0.5 s (offset s), or None when missed."""
     out = []
-    for start, _ in near_intervals:
-        near_det = [s - start for s in seg_starts if abs(s - start) <= 0.5]
-        out.append(min(near_det, key=abs) if near_det else None)
+    for (start, _), covered in zip(near_intervals, covered_onsets(segs, near_intervals)):
+        near_det = [s - start for s, _ in segs if abs(s - start) <= 0.5]
+        out.append(0.0 if covered else min(near_det, key=abs) if near_det else None)
     return out
 
 

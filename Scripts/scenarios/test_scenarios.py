@@ -73,7 +73,21 @@ class MetricTests(unittest.TestCase):
         vad[600:650] = True
         self.assertLess(M.vad_scores(vad, truth), 1.0)
         self.assertEqual(M.false_starts([2.0, 6.0], truth), 1)
-        self.assertEqual(M.onset_offsets([2.1, 6.0], [[2.0, 4.0]]), [0.10000000000000009])
+        self.assertEqual(M.onset_offsets([(2.1, 4.0), (6.0, 6.5)], [[2.0, 4.0]]), [0.10000000000000009])
+
+    def test_onset_inside_a_segment_open_from_the_previous_utterance_is_covered(self):
+        near = [[1.0, 2.0], [2.8, 3.5], [6.0, 7.0], [9.0, 9.5]]
+        # one segment over the first two utterances (pause 0.8 s < end silence), one that starts 0.4 s early
+        # over the third, none at the fourth
+        segs = M.segments([{"start_ms": 1050, "end_ms": 3500}, {"start_ms": 5600, "end_ms": 7000}])
+        self.assertEqual(M.covered_onsets(segs, near), [False, True, False, False])
+        offsets = M.onset_offsets(segs, near)
+        self.assertAlmostEqual(offsets[0], 0.05)
+        self.assertEqual(offsets[1], 0.0)  # captured: the open segment holds it
+        self.assertAlmostEqual(offsets[2], -0.4)  # inside a segment, but one that began on no utterance: early
+        self.assertIsNone(offsets[3])
+        self.assertEqual(M.covered_onsets(M.segments([{"start_ms": 1050, "end_ms": None}]), near),
+                         [False, True, True, True])
 
     def test_delay_lock_and_reconvergence(self):
         errors = [(1.0, 30.0), (2.0, 1.0), (3.0, 5.0), (4.0, 0.5), (5.0, 0.2)]

@@ -46,7 +46,7 @@ struct FrontEndOptions {
     static let usage = """
                        [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
-                       [--vad-onset-ms N] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
+                       [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
     """
 
     var configuration = FrontEndConfiguration()
@@ -101,6 +101,12 @@ struct FrontEndOptions {
         case "--vad-onset-ms":
             configuration.voiceDetection?.segmenter.onsetMilliseconds = try reader.integer(option)
             processOnly.append(option)
+        case "--noise-onset":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            if configuration.voiceDetection != nil {
+                configuration.voiceDetection!.fluctuatingNoiseOnset = try NoiseOnsetOption.parse(text)
+            }
         case "--echo-gate":
             let text = try reader.value(option)
             processOnly.append(option)

@@ -28,7 +28,8 @@ struct ProcessOptions {
     reference at 8000-48000 Hz; rates and lengths may differ. A multi-channel mic uses its first
     channel unless --channel N (1-based); the reference uses its first channel.
     Outputs: --output 16-bit WAV at the processing rate (or --output-rate), aligned sample for sample with the
-    mic (mic samples x output rate / mic rate); --opus Ogg Opus; --vad-labels one line per 10 ms output frame,
+    mic (mic samples x output rate / mic rate; the stages' processing delay, reported, is removed); --opus Ogg
+    Opus (its pre-skip covers that delay, so players decode it aligned too); --vad-labels one line per 10 ms output frame,
     `frame_index,0|1`; --report JSON (durations, delay estimate over time, echo metrics, VAD segments, drops,
     processing time and real-time factor). A progress bar shows on a terminal for inputs over 5 s.
     --aec default (the default) is the library's barge-in chain: speex MDF with mild residual-echo suppression,

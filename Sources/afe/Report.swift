@@ -7,6 +7,8 @@ struct Report {
     let mic: AudioFile
     let reference: AudioFile?
     let summary: FrontEndSummary
+    /// Samples written to the output file (the mic's length at the output rate).
+    let outputSamples: Int
     let collector: Collector
     let wallSeconds: Double
     let cpuSeconds: Double
@@ -29,7 +31,10 @@ struct Report {
         lines.append("  drops: mic refused \(drops.micRefusedBytes) B, reference dropped \(drops.referenceDroppedSamples), reference missing \(drops.referenceMissingSamples)"
                      + (drops.referenceRefusedBytes > 0 ? ", reference refused \(drops.referenceRefusedBytes) B" : ""))
         lines.append(String(format: "  processing: %.3f s CPU, real-time factor %.4f", cpuSeconds, realTimeFactor))
-        lines.append("  wrote \(options.output) (\(summary.outputSamples) samples at \(options.configuration.effectiveOutputRate) Hz)")
+        let delay = summary.processingDelay
+        lines.append(String(format: "  processing delay: %.1f ms (%d samples), removed: the output is aligned with the mic",
+                            delay.milliseconds, delay.samples))
+        lines.append("  wrote \(options.output) (\(outputSamples) samples at \(options.configuration.effectiveOutputRate) Hz)")
         if let opus = options.opus { lines.append("  wrote \(opus) (\(collector.oggBytes.count) bytes Ogg Opus)") }
         return lines.joined(separator: "\n")
     }
@@ -40,8 +45,10 @@ struct Report {
             "reference": reference.map { ["path": options.reference as Any, "sample_rate": $0.sampleRate,
                                           "duration_s": $0.durationSeconds] } as Any,
             "output": ["path": options.output, "sample_rate": options.configuration.effectiveOutputRate,
-                       "samples": summary.outputSamples, "offset_samples": 0,
-                       "duration_s": Double(summary.outputSamples) / Double(options.configuration.effectiveOutputRate)],
+                       "samples": outputSamples, "offset_samples": 0,
+                       "processing_delay_samples": summary.processingDelay.samples,
+                       "processing_delay_ms": summary.processingDelay.milliseconds,
+                       "duration_s": Double(outputSamples) / Double(options.configuration.effectiveOutputRate)],
             "delay_estimate_ms": collector.telemetry.map { ["t_ms": $0.milliseconds, "delay_ms": $0.delayMilliseconds as Any,
                                                              "alignment_ms": $0.alignmentMilliseconds] },
             "echo": ["median_erle_db": medianERLE as Any,

@@ -25,6 +25,9 @@ struct StreamReport {
         lines.append("  echo delay found: " + (summary.delayMilliseconds.map { String(format: "%.0f ms", $0) } ?? "none"))
         lines.append("  echo removed (median ERLE while the far end plays): "
                      + (summary.echoReductionDecibels.map { String(format: "%.1f dB", $0) } ?? "– (no far end)"))
+        if let delay = summary.frontEnd?.processingDelay {
+            lines.append(String(format: "  processing delay (AEC data and audio sent lag the mic by): %.1f ms", delay.milliseconds))
+        }
         let segments = summary.speechSegments.map { "\(at($0.startMilliseconds))–\($0.endMilliseconds.map(at) ?? "end") s" }
         lines.append("  speech segments (on-device VAD): " + (segments.isEmpty ? "none" : segments.joined(separator: ", ")))
         lines.append("  drops: " + dropsText)

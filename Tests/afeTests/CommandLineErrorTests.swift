@@ -50,6 +50,8 @@ final class CommandLineErrorTests: XCTestCase {
             (base + ["--channel", "0"], ["--channel"]),
             (base + ["--channel", "two"], ["--channel", "two"]),
             (base + ["--channel", "2"], ["--channel 2", "1 channel"]),
+            (base + ["--noise-onset", "loud"], ["--noise-onset", "loud"]),
+            (base + ["--noise-onset", "1.8,200,305"], ["fluctuating noise onset maximumMilliseconds"]),
             (base + ["--frobnicate"], ["--frobnicate"]),
             (base + ["--report"], ["--report", "needs a value"]),
             (["process", "--output", output], ["--mic"]),

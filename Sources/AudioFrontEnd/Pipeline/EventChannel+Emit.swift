@@ -26,9 +26,9 @@ extension EventChannel {
     }
 
     func emitTelemetry(milliseconds: Int, delay: Double?, alignment: Double, erle: Double?, doubleTalk: Bool,
-                       drift: Double?) {
+                       drift: Double?, processingDelay: Double) {
         var record = RawEvent(.telemetry, position: milliseconds)
-        record.values = (delay ?? .nan, alignment, erle ?? .nan, drift ?? .nan, 0)
+        record.values = (delay ?? .nan, alignment, erle ?? .nan, drift ?? .nan, processingDelay)
         record.flag = doubleTalk
         records.write(record)
     }
@@ -45,7 +45,8 @@ extension EventChannel {
         emitDrops(summary.drops)
         var record = RawEvent(.finished)
         record.counts = (summary.micSamplesPushed, summary.referenceSamplesPushed, summary.framesProcessed,
-                         summary.outputSamples, 0)
+                         summary.outputSamples, summary.processingDelay.samples)
+        record.values.0 = Double(summary.processingDelay.sampleRate)
         records.write(record)
     }
 }

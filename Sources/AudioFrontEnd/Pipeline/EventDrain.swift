@@ -126,7 +126,8 @@ final class EventDrain: @unchecked Sendable {
         case .telemetry:
             return .telemetry(EchoTelemetry(milliseconds: record.position, delayMilliseconds: optional(record.values.0),
                                             alignmentMilliseconds: record.values.1, erleDecibels: optional(record.values.2),
-                                            isDoubleTalk: record.flag, driftPartsPerMillion: optional(record.values.3)))
+                                            isDoubleTalk: record.flag, driftPartsPerMillion: optional(record.values.3),
+                                            processingDelayMilliseconds: record.values.4))
         case .drops:
             var drops = DropCounts()
             (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples, drops.eventOverruns,
@@ -137,7 +138,9 @@ final class EventDrain: @unchecked Sendable {
         case .finished:
             return .finished(FrontEndSummary(micSamplesPushed: record.counts.0, referenceSamplesPushed: record.counts.1,
                                              framesProcessed: record.counts.2, outputSamples: record.counts.3,
-                                             drops: lastDrops))
+                                             drops: lastDrops,
+                                             processingDelay: ProcessingDelay(samples: record.counts.4,
+                                                                              sampleRate: Int(record.values.0))))
         }
     }
 }

@@ -7,8 +7,9 @@ import Darwin
 /// Ending a stream. Control thread; not real-time safe (waits for the event consumer when its rings are full).
 extension FrontEnd {
     /// Ends the stream: refuses further pushes, processes what is left (the partial last frame zero-padded),
-    /// delivers the output owed (exactly floor(mic samples × output rate / mic rate) samples in all), closes
-    /// the encoder, and emits ``FrontEndEvent/finished(_:)`` after every other event. Returns the summary once
+    /// delivers the output owed (exactly floor(mic samples × output rate / mic rate) samples in all, the
+    /// stream lagging the mic by ``processingDelay``: an app that needs the last mic samples' output pushes that
+    /// much silence first, as `afe process` does), closes the encoder, and emits ``FrontEndEvent/finished(_:)`` after every other event. Returns the summary once
     /// the finished event has been delivered (at once when called from a delegate callback).
     /// - Throws: ``AudioFrontEndError/Code/invalidState`` when not running.
     @discardableResult
@@ -33,16 +34,13 @@ extension FrontEnd {
                           isPlaying: playing.load(ordering: .acquiring))
             frame.removeFrame()
         }
-        // The stages' latency is compensated: flush the last mic samples' output out of them.
-        waitForRoom()
-        while chain.finishStep(isPlaying: playing.load(ordering: .acquiring)) { waitForRoom() }
         waitForRoom()
         let totalOutput = micConverter.inputCount * configuration.effectiveOutputRate / configuration.mic.sampleRate
         chain.output.finish(totalOutput: totalOutput)
         let summary = FrontEndSummary(micSamplesPushed: micConverter.inputCount,
                                       referenceSamplesPushed: referenceConverter.inputCount,
                                       framesProcessed: chain.framesProcessed, outputSamples: chain.output.outputCount,
-                                      drops: dropCounts)
+                                      drops: dropCounts, processingDelay: processingDelay)
         waitForRoom()
         eventChannel.emitFinished(summary)
         eventChannel.signal()

@@ -12,6 +12,9 @@ import Synchronization
 /// - a third thread controls (``start()``, ``setPlaying(_:)``, ``finish()``, ``cancel()``);
 /// - the front end's drain thread delivers events to the ``delegate`` and to ``events``, never the audio threads.
 /// Pushes are real-time safe: no allocation, no lock, no blocking, no throwing; they return a ``PushResult``.
+/// (The WebRTC stages lock their own uncontended mutex inside webrtc-audio-processing 0.3: 3 times per frame for
+/// AEC2, once each for WebRTC NS and VAD; every other stage takes none. `FrontEndLockTests` counts them.)
+/// Processed audio is emitted in the push that completes its frame and lags the mic by ``processingDelay``.
 public final class FrontEnd: @unchecked Sendable {
     // Invariant for @unchecked Sendable: mic-side state (micRing consumer side, micConverter, chain, frame
     // buffer) is touched only by the thread inside the mic gate; reference-side state only inside the reference
@@ -65,8 +68,7 @@ public final class FrontEnd: @unchecked Sendable {
         micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
         referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
-        let output = try OutputStages(configuration: configuration, events: eventChannel)
-        chain = try ProcessingChain(configuration: configuration, references: references, events: eventChannel, output: output)
+        chain = try ProcessingChain(configuration: configuration, references: references, events: eventChannel)
         scratch = .zeroed(capacity: 1024)
         referenceBytesScratch = .zeroed(capacity: 1024)
         micScratch = .zeroed(capacity: micConverter.maximumFrames * micConverter.channelCount)
@@ -123,6 +125,12 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// How far the reference stream may lag the mic at play_start before it is advanced, ms.
     public static let referenceResyncThresholdMilliseconds = 200
+
+    /// How far the processed audio (``FrontEndEvent/audio(_:)``, NUI's `EVENT_AEC_DATA`, the Opus stream) lags
+    /// the mic: the echo canceller(s)' and noise suppressor's fixed delay, at the output rate. The output is
+    /// emitted as soon as the stages produce it, not held back; output sample `n + processingDelay.samples`
+    /// carries mic sample `n`. Constant; any thread. Also in ``FrontEndSummary`` and ``EchoTelemetry``.
+    public var processingDelay: ProcessingDelay { chain.processingDelay }
 
     /// The current delay estimate from reference to echo, ms; nil before the first confident estimate.
     /// Read it from the mic thread or a delegate callback (telemetry carries it too).

@@ -69,13 +69,18 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         public var segmenter: SpeechSegmenter.Configuration
         /// Keeps residual echo from counting as speech while the far end plays. Default: ``EchoGate/init()``.
         public var echoGate: EchoGate
+        /// A longer onset in fluctuating noise (energy detector only, outside playback); nil keeps the
+        /// segmenter's onset. Default: ``FluctuatingNoiseOnset/init(deviationDecibels:millisecondsPerDecibel:maximumMilliseconds:)``.
+        public var fluctuatingNoiseOnset: FluctuatingNoiseOnset?
 
         public init(detector: VoiceDetector = .energy(VoiceDetection.defaultEnergyDetector),
                     segmenter: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(onsetMilliseconds: 130),
-                    echoGate: EchoGate = EchoGate()) {
+                    echoGate: EchoGate = EchoGate(),
+                    fluctuatingNoiseOnset: FluctuatingNoiseOnset? = FluctuatingNoiseOnset()) {
             self.detector = detector
             self.segmenter = segmenter
             self.echoGate = echoGate
+            self.fluctuatingNoiseOnset = fluctuatingNoiseOnset
         }
 
         /// The energy detector's defaults with a 50 ms hangover instead of 100 ms: the segmenter back-dates a

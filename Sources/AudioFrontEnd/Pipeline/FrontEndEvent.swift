@@ -1,14 +1,20 @@
 /// What the front end reports, in order, through its delegate and its `events` sequence.
 ///
 /// Positions are sample indices from the start of the stream: `position` at the output rate for audio, and
-/// milliseconds where named so. Events are built on the drain thread (they allocate); the audio thread only
-/// writes fixed-size records into rings.
+/// milliseconds where named so. Audio is emitted as soon as the stages produce it, so the audio stream lags the
+/// mic by the stages' fixed ``ProcessingDelay`` (output sample `n + delay` carries mic sample `n`); every
+/// millisecond time (speech, level, telemetry) is on the mic's timeline. Events are built on the drain thread
+/// (they allocate); the audio thread only writes fixed-size records into rings.
 public enum FrontEndEvent: Sendable, Equatable {
-    /// Processed (echo-cancelled) audio at the output rate: NUI's `EVENT_AEC_DATA`.
+    /// Processed (echo-cancelled) audio at the output rate: NUI's `EVENT_AEC_DATA`. Emitted in the push that
+    /// completed its frame; it lags the mic by ``FrontEnd/processingDelay`` (its first that many samples are the
+    /// stages' start-up, not mic audio).
     case audio(AudioChunk)
-    /// The voice activity detector found the start of speech at `milliseconds` (back-dated to its first frame).
+    /// The voice activity detector found the start of speech at `milliseconds` of the mic's timeline (back-dated
+    /// to its first frame; the processing delay already subtracted).
     case speechStarted(milliseconds: Int)
-    /// Speech ended at `milliseconds` (the end of the last speech frame, before the trailing silence).
+    /// Speech ended at `milliseconds` of the mic's timeline (the end of the last speech frame, before the
+    /// trailing silence).
     case speechEnded(milliseconds: Int)
     /// Level of one 10 ms frame in dBFS (-160...0): the microphone input and the processed output.
     case level(milliseconds: Int, inputDecibels: Float, outputDecibels: Float)
@@ -55,6 +61,28 @@ public struct EchoTelemetry: Sendable, Equatable {
     public var isDoubleTalk: Bool
     /// Clock drift between reference and mic estimated from the delay's slope, parts per million.
     public var driftPartsPerMillion: Double?
+    /// The stages' fixed delay, ms (``FrontEnd/processingDelay``): constant for a front end, repeated here so a
+    /// telemetry consumer needs nothing else.
+    public var processingDelayMilliseconds: Double = 0
+}
+
+/// How far the processed audio lags the mic: the fixed delay of the echo canceller(s) and noise suppressor
+/// (their block and overlap buffering), which the front end reports instead of holding the output back.
+/// Output sample `n + samples` (at ``sampleRate``, the output rate) carries mic sample `n`; the first
+/// ``samples`` output samples are the stages' start-up. Offline tools that need sample-for-sample alignment drop
+/// them (`afe process` does). The resamplers add no offset (they skip their filters' delay) but hold a few
+/// samples of lookahead; see the README's latency section for the whole budget.
+public struct ProcessingDelay: Sendable, Equatable {
+    /// Output samples the audio lags the mic by.
+    public var samples: Int
+    /// The output rate the samples count in, Hz.
+    public var sampleRate: Int
+    public var milliseconds: Double { Double(samples) * 1000 / Double(sampleRate) }
+
+    public init(samples: Int, sampleRate: Int) {
+        self.samples = samples
+        self.sampleRate = sampleRate
+    }
 }
 
 /// Every count of audio that was not processed as pushed. All zero in a healthy stream.
@@ -80,6 +108,11 @@ public struct FrontEndSummary: Sendable, Equatable {
     public var micSamplesPushed: Int
     public var referenceSamplesPushed: Int
     public var framesProcessed: Int
+    /// Output samples delivered in all: exactly floor(mic samples × output rate / mic rate). The stream lags
+    /// the mic by ``processingDelay``: it starts with that many samples of start-up and ends that much before
+    /// the mic's last samples came out of the stages (a real-time filter's output: as long as its input).
     public var outputSamples: Int
     public var drops: DropCounts
+    /// The stages' fixed delay (``FrontEnd/processingDelay``).
+    public var processingDelay: ProcessingDelay
 }

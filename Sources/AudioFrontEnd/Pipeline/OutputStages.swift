@@ -7,6 +7,9 @@ final class OutputStages {
     let outputRate: Int
     private let events: EventChannel
     private let detector: (any VoiceActivityDetector)?
+    /// The detector when it is the energy one and the onset follows its noise deviation.
+    private let fluctuationDetector: EnergyVoiceActivityDetector?
+    private let fluctuatingNoiseOnset: FrontEndConfiguration.FluctuatingNoiseOnset?
     private var segmenter: SpeechSegmenter?
     /// The segmenter's onset without and with the far end playing (``FrontEndConfiguration/EchoGate``).
     private let onset: SpeechSegmenter.Onset
@@ -22,20 +25,34 @@ final class OutputStages {
     private var encodedSamples = 0
     /// Output samples delivered so far.
     private(set) var outputCount = 0
+    /// The stages' delay (processing rate) of the frames coming in.
+    let processingDelaySamples: Int
+    /// The same in ms, subtracted from the segmenter's times so speech events are on the mic's timeline.
+    private let speechTimeOffsetMilliseconds: Int
 
-    init(configuration: FrontEndConfiguration, events: EventChannel) throws {
+    /// `processingDelaySamples`: how far the frames passed to ``process(_:position:speechAllowed:)`` lag the mic
+    /// (the echo canceller's and noise suppressor's delay, processing rate). Speech times are corrected by it,
+    /// and the Ogg stream's pre-skip includes it, so a player's decoded output lines up with the mic.
+    init(configuration: FrontEndConfiguration, events: EventChannel, processingDelaySamples: Int) throws {
         let rate = configuration.processingRate
         processingRate = rate
+        self.processingDelaySamples = processingDelaySamples
+        speechTimeOffsetMilliseconds = (processingDelaySamples * 1000 + rate / 2) / rate
         outputRate = configuration.effectiveOutputRate
         self.events = events
         if let detection = configuration.voiceDetection {
+            try detection.fluctuatingNoiseOnset?.validate()
+            fluctuatingNoiseOnset = detection.fluctuatingNoiseOnset
             switch detection.detector {
             case .webRTC(var c):
                 c.sampleRate = rate
                 detector = try WebRTCVoiceActivityDetector(c)
+                fluctuationDetector = nil
             case .energy(var c):
                 c.sampleRate = rate
-                detector = try EnergyVoiceActivityDetector(c)
+                let energy = try EnergyVoiceActivityDetector(c)
+                detector = energy
+                fluctuationDetector = detection.fluctuatingNoiseOnset == nil ? nil : energy
             }
             var s = detection.segmenter
             s.sampleRate = rate
@@ -47,6 +64,8 @@ final class OutputStages {
                                                   backdateFrames: gate.startBackdateMilliseconds / 10)
         } else {
             detector = nil
+            fluctuationDetector = nil
+            fluctuatingNoiseOnset = nil
             segmenter = nil
             onset = SpeechSegmenter.Onset(frames: 1)
             playbackOnset = onset
@@ -59,7 +78,10 @@ final class OutputStages {
             let encoder = try Opus.Encoder(configuration: opus)
             self.encoder = encoder
             writer = try encoding.ogg.map { ogg in
-                try OggOpusWriter(encoder: encoder, configuration: ogg) { [events] page in
+                // Players drop the pre-skip: the encoder's lookahead and the stages' delay (start-up, not mic).
+                try OggOpusWriter(channelCount: encoder.channelCount, inputSampleRate: rate,
+                                  preSkip: encoder.preSkip + processingDelaySamples * 48000 / rate,
+                                  configuration: ogg) { [events] page in
                     events.emitBytes(.oggPage, page, position: 0)
                 }
             }
@@ -100,13 +122,24 @@ final class OutputStages {
                  duringPlayback: Bool = false) {
         if let detector, segmenter != nil {
             let frameLength = detector.frameLength
-            if frame.count == frameLength, detector.process(frame).isOK {
+            if position < processingDelaySamples {
+                // The stages' start-up, not mic audio: its zeros would teach the detector a silent noise floor.
+                handle(segmenter!.process(isSpeech: false, detectorSpeech: false, onset: onset))
+            } else if frame.count == frameLength, detector.process(frame).isOK {
                 handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
-                                          onset: duringPlayback ? playbackOnset : onset))
+                                          onset: duringPlayback ? playbackOnset : quietOnset()))
             }
         }
         deliver(frame)
         encode(frame)
+    }
+
+    /// The onset outside playback: the segmenter's, longer in fluctuating noise (``FrontEndConfiguration/FluctuatingNoiseOnset``).
+    private func quietOnset() -> SpeechSegmenter.Onset {
+        guard let fluctuationDetector, let fluctuatingNoiseOnset else { return onset }
+        var o = onset
+        o.frames = fluctuatingNoiseOnset.frames(deviation: fluctuationDetector.noiseDeviationDecibels, baseFrames: onset.frames)
+        return o
     }
 
     /// Ends the stream: delivers exactly `totalOutput` samples in all, closes the speech segment and the
@@ -128,8 +161,10 @@ final class OutputStages {
 
     private func handle(_ event: SpeechSegmenter.Event?) {
         switch event {
-        case .speechStart(let at, _): events.emitSpeech(started: true, milliseconds: at.milliseconds)
-        case .speechEnd(let at, _, _): events.emitSpeech(started: false, milliseconds: at.milliseconds)
+        case .speechStart(let at, _):
+            events.emitSpeech(started: true, milliseconds: max(0, at.milliseconds - speechTimeOffsetMilliseconds))
+        case .speechEnd(let at, _, _):
+            events.emitSpeech(started: false, milliseconds: max(0, at.milliseconds - speechTimeOffsetMilliseconds))
         case nil: break
         }
     }
@@ -169,7 +204,8 @@ final class OutputStages {
                          duration: encoder.configuration.frameDuration.rawValue)
         packetCount += 1
         if last {
-            writer?.finish(lastPacket: payload, inputSampleCount: encodedSamples)
+            // The end trim counts from the pre-skip: the stream's first processingDelaySamples are not mic audio.
+            writer?.finish(lastPacket: payload, inputSampleCount: max(0, encodedSamples - processingDelaySamples))
         } else {
             writer?.write(packet: payload)
         }

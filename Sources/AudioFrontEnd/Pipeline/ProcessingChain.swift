@@ -1,5 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The per-frame work of the front end at the processing rate: alignment, echo cancellation, noise suppression,
-/// levels and telemetry, then the output stages.
+/// levels and telemetry, then the output stages. Each frame's output goes to the output stages as soon as the
+/// stages produce it: it lags the mic by ``delaySamples`` (reported as ``processingDelay``, never held back).
 ///
 /// Created on the control thread (allocates, may throw); ``process(frame:)`` runs on the processing thread only
 /// and is real-time safe.
@@ -21,35 +28,40 @@ final class ProcessingChain {
     private let laggedMic: UnsafeMutableBufferPointer<Int16>
     private let processed: UnsafeMutableBufferPointer<Int16>
     private let tailFrames: Int
-    private let compensator: LatencyCompensator
+    /// Samples (processing rate) the echo canceller(s) and noise suppressor delay their output by.
+    let delaySamples: Int
+    /// ``delaySamples`` at the output rate.
+    let processingDelay: ProcessingDelay
     /// The mic delayed by the echo cancellers' latency, for frames where they pause.
     private let pausedPath: SampleDelay
+    /// The mic and the aligned reference delayed by ``delaySamples``: the input the frame coming out of the
+    /// stages belongs to, whose levels the speech gate compares with it.
+    private let gateMic: SampleDelay
+    private let gateReference: SampleDelay
+    private let delayedMic: UnsafeMutableBufferPointer<Int16>
+    private let delayedReference: UnsafeMutableBufferPointer<Int16>
+    /// Per frame, by frame number modulo the count (a frame's output comes out of the stages up to
+    /// ``delaySamples`` later): whether the canceller ran with the far end playing, and the echo it predicted
+    /// (``EchoCanceller/echoEstimateDecibels``, else the mic level), dBFS.
+    private let recentFrames: UnsafeMutableBufferPointer<(playing: Bool, echo: Float)>
     /// Mic samples processed that are owed output (the zero padding of the last frame excluded).
     private var validInput = 0
     /// Samples passed to the output stages.
     private var emitted = 0
-    /// Silent frames run at the end of the stream to flush the stages.
-    private var flushFrames = 0
     private var speechGate: EchoSpeechGate
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
-    /// Reference, mic and predicted-echo levels (dBFS) of the last frames, by frame number modulo the count, for
-    /// the speech gate once the compensated output of the frame comes out. The predicted echo is the first
-    /// canceller's linear echo estimate (``EchoCanceller/echoEstimateDecibels``), else the mic level.
-    private let recentLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float, echo: Float)>
     private var framesSincePlayback = Int.max / 2
     private(set) var framesProcessed = 0
     private var telemetry: EchoTelemetryMeter
     private var lastDrops = DropCounts()
 
-    init(configuration: FrontEndConfiguration, references: ReferenceHistory, events: EventChannel,
-         output: OutputStages) throws {
+    init(configuration: FrontEndConfiguration, references: ReferenceHistory, events: EventChannel) throws {
         let rate = configuration.processingRate
         sampleRate = rate
         frameLength = rate / 100
         self.references = references
         self.events = events
-        self.output = output
         (echo, secondEcho) = try Self.makeEcho(configuration.echoCancellation, rate: rate)
         noise = try Self.makeNoise(configuration.noiseSuppression, rate: rate)
         if case .automatic(let maximum) = configuration.alignment, echo != nil {
@@ -68,9 +80,17 @@ final class ProcessingChain {
         pausedPath = SampleDelay(delay: echoLatency)
         estimatorMic = SampleDelay(delay: Self.estimatorLagFrames * frameLength)
         laggedMic = .zeroed(capacity: frameLength)
-        compensator = LatencyCompensator(latency: echoLatency + (noise?.latencySamples ?? 0), frameLength: frameLength)
-        recentLevels = .allocate(capacity: 16)
-        recentLevels.initialize(repeating: (-160, -160, -160))
+        let delay = echoLatency + (noise?.latencySamples ?? 0)
+        delaySamples = delay
+        output = try OutputStages(configuration: configuration, events: events, processingDelaySamples: delay)
+        let outputRate = configuration.effectiveOutputRate
+        processingDelay = ProcessingDelay(samples: (delay * outputRate + rate / 2) / rate, sampleRate: outputRate)
+        gateMic = SampleDelay(delay: delay)
+        gateReference = SampleDelay(delay: delay)
+        delayedMic = .zeroed(capacity: frameLength)
+        delayedReference = .zeroed(capacity: frameLength)
+        recentFrames = .allocate(capacity: 16)
+        recentFrames.initialize(repeating: (false, -160))
         reference = .zeroed(capacity: frameLength)
         unshifted = .zeroed(capacity: frameLength)
         processed = .zeroed(capacity: frameLength)
@@ -78,7 +98,9 @@ final class ProcessingChain {
 
     deinit {
         reference.deallocate()
-        recentLevels.deallocate()
+        recentFrames.deallocate()
+        delayedMic.deallocate()
+        delayedReference.deallocate()
         unshifted.deallocate()
         laggedMic.deallocate()
         processed.deallocate()
@@ -87,14 +109,11 @@ final class ProcessingChain {
     /// The delay estimate, ms, or nil. Processing thread.
     var delayMilliseconds: Double? { estimator?.delayMilliseconds }
 
-    /// Samples the echo canceller(s) and noise suppressor delay their output by; the chain removes this delay,
-    /// so output sample `n` belongs to mic sample `n`.
-    var latencySamples: Int { compensator.latency }
-
     /// Processes one 10 ms mic frame at the processing rate; its position is `framesProcessed × frameLength`.
     /// `isPlaying` is the app's playback hint. Real-time safe; the caller has checked the event rings have room.
+    /// The stages' output of this call goes to the output stages at once (``delaySamples`` behind the mic).
     /// `validCount` is less than a frame only for the zero-padded last frame: only that many samples are owed
-    /// output (delivered by ``finish(isPlaying:)``).
+    /// output, so the output is exactly as long as the input.
     func process(frame mic: UnsafeBufferPointer<Int16>, validCount: Int? = nil, isPlaying: Bool) {
         let position = framesProcessed * frameLength
         framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
@@ -116,47 +135,21 @@ final class ProcessingChain {
         let inputLevel = LevelMeter.rmsDecibels(mic)
         let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
         let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
-        let cancelling = echo != nil && framesSincePlayback <= tailFrames
-        recentLevels[framesProcessed % recentLevels.count] = (cancelling ? referenceLevel : -160, inputLevel,
-                                                              cancelling ? echo?.echoEstimateDecibels ?? inputLevel : inputLevel)
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
         telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
-        deliverWholeFrames()
+        deliver(mic: mic, inputLevel: inputLevel, cancelling: echo != nil && framesSincePlayback <= tailFrames)
         framesProcessed += 1
         if framesProcessed % 25 == 0 {
             events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
                                  alignment: alignment.shiftMilliseconds, erle: telemetry.erleDecibels,
-                                 doubleTalk: telemetry.isDoubleTalk, drift: estimator?.driftPartsPerMillion)
+                                 doubleTalk: telemetry.isDoubleTalk, drift: estimator?.driftPartsPerMillion,
+                                 processingDelay: processingDelay.milliseconds)
             telemetry.startPeriod()
         }
     }
 
-    /// One step of ending the stream: runs a silent frame through the stages while the output of the last mic
-    /// samples is still inside them, else passes up to one frame of what is owed to the output stages (a partial
-    /// frame last). Returns true while more steps are needed. Each step needs event-ring room for one frame.
-    /// Real-time safe; processing thread.
-    func finishStep(isPlaying: Bool) -> Bool {
-        let owed = validInput - emitted
-        guard owed > 0 else { return false }
-        if compensator.count < owed {
-            framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
-            _ = unshifted.update(repeating: 0)
-            alignment.read(references, at: (framesProcessed + flushFrames) * frameLength, into: reference)
-            flushFrames += 1
-            runStages(UnsafeBufferPointer(unshifted))
-            deliverWholeFrames()
-        } else {
-            let n = min(owed, frameLength)
-            output.process(compensator.first(n), position: emitted)
-            compensator.removeFirst(n)
-            emitted += n
-        }
-        return validInput > emitted
-    }
-
-    /// Echo cancellation and noise suppression of `mic` with the aligned `reference` into `processed`, which
-    /// then goes into the latency compensator.
+    /// Echo cancellation and noise suppression of `mic` with the aligned `reference` into `processed`.
     private func runStages(_ mic: UnsafeBufferPointer<Int16>) {
         // The delayed mic always goes through the paused path (its history must be current when it is used),
         // and the cancellers overwrite it while they run.
@@ -172,20 +165,37 @@ final class ProcessingChain {
             }
         }
         if let noise { _ = noise.process(processed) }
-        compensator.append(UnsafeBufferPointer(processed))
     }
 
-    /// Passes every whole compensated frame owed to the output stages.
-    private func deliverWholeFrames() {
-        while compensator.hasFrame, validInput - emitted >= frameLength {
-            let frame = compensator.first(frameLength)
-            let levels = recentLevels[(emitted / frameLength) % recentLevels.count]
-            let allowed = speechGate.allowsSpeech(reference: levels.reference, mic: levels.mic, echoEstimate: levels.echo,
-                                                  output: LevelMeter.rmsDecibels(frame))
-            output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
-            compensator.removeFirst(frameLength)
-            emitted += frameLength
-        }
+    /// Passes the frame the stages just produced (up to what is owed: the zero padding of the last frame is not)
+    /// to the output stages, with the speech gate's verdict from the levels of the input it belongs to,
+    /// ``delaySamples`` back: the mic and the aligned reference delayed exactly, whether the far end played in
+    /// the frames that span covers, and the first canceller's echo estimate (a level per frame, so the two
+    /// frames the span covers are mixed by power in proportion).
+    private func deliver(mic: UnsafeBufferPointer<Int16>, inputLevel: Float, cancelling: Bool) {
+        let frameIndex = framesProcessed
+        let mask = recentFrames.count - 1
+        recentFrames[frameIndex & mask] = (cancelling, cancelling ? echo?.echoEstimateDecibels ?? inputLevel : inputLevel)
+        gateMic.process(mic, into: delayedMic)
+        gateReference.process(UnsafeBufferPointer(reference), into: delayedReference)
+        let n = min(frameLength, validInput - emitted)
+        guard n > 0 else { return }
+        let frame = UnsafeBufferPointer(rebasing: processed[0..<n])
+        // The span starts `older` samples before the end of frame `frameIndex - whole - 1`, then runs into
+        // frame `frameIndex - whole`.
+        let whole = delaySamples / frameLength, older = delaySamples % frameLength
+        let newer = recentFrames[(frameIndex - whole) & mask]
+        let old = older > 0 ? recentFrames[(frameIndex - whole - 1) & mask] : newer
+        let played = newer.playing || old.playing
+        let weight = Float(older) / Float(frameLength)
+        let echoLevel = older > 0 ? LevelMeter.decibels(meanSquare: Double(weight) * pow(10, Double(old.echo) / 10)
+                                                                    + Double(1 - weight) * pow(10, Double(newer.echo) / 10))
+                                  : newer.echo
+        let allowed = speechGate.allowsSpeech(reference: played ? LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedReference)) : -160,
+                                              mic: LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedMic)),
+                                              echoEstimate: echoLevel, output: LevelMeter.rmsDecibels(frame))
+        output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
+        emitted += n
     }
 
     /// Emits a drops event when the counts changed. Processing thread; real-time safe.

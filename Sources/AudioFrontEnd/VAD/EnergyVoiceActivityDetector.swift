@@ -93,6 +93,9 @@ public final class EnergyVoiceActivityDetector: VoiceActivityDetector {
 
     /// The current noise estimate (band energy, dBFS) the decisions are made against. Real-time safe to read.
     public var noiseDecibels: Float { noiseMean }
+    /// The mean absolute deviation of the noise's frame energy, dB: under about 1.6 dB for stationary noise
+    /// (pink, fan), 2 dB and more for babble and street noise. Real-time safe to read.
+    public var noiseDeviationDecibels: Float { noiseDeviation }
     /// The band energy of the last frame, dBFS. Real-time safe to read.
     public private(set) var frameDecibels: Float = -120
 

@@ -126,32 +126,7 @@ final class FrontEndAccountingTests: XCTestCase {
     /// and reference).
     func testPushPathAllocatesNothingAfterWarmUp() throws {
         try XCTSkipUnless(afe_allocation_counter_available() == 1, "allocation counting is off under sanitizers")
-        var configuration = FrontEndConfiguration()
-        configuration.mic = .init(sampleRate: 48000)
-        configuration.reference = .init(sampleRate: 48000)
-        configuration.encoding = FrontEndConfiguration.Encoding()
-        let frontEnd = try FrontEnd(configuration: configuration)
-        let collector = FrontEndCollector()
-        frontEnd.delegate = collector
-        try frontEnd.start()
-        let mic = try TestVectors.int16("echo_d40ms_48k.wav").samples
-        let reference = try TestVectors.int16("farend_48k.wav").samples
-        func push(_ range: Range<Int>) {
-            for start in stride(from: range.lowerBound, to: range.upperBound, by: 480) {
-                let r = start..<(start + 480)
-                _ = reference[r].withUnsafeBufferPointer { frontEnd.pushReference(samples: $0) }
-                var taken = r.lowerBound
-                while taken < r.upperBound {
-                    taken += mic[taken..<r.upperBound].withUnsafeBufferPointer { frontEnd.pushMic(samples: $0) }.accepted
-                }
-            }
-        }
-        push(0..<(48000 * 3)) // warm-up: 3 s
-        usleep(200_000)
-        afe_allocation_counter_start()
-        push((48000 * 3)..<(48000 * 11))
-        let allocations = afe_allocation_counter_stop()
-        try frontEnd.finish()
+        let allocations = try FrontEndLockTests.count { $0.encoding = FrontEndConfiguration.Encoding() }.allocations
         XCTAssertEqual(allocations, 0, "heap allocations on the push thread over 800 frames after warm-up")
     }
 }

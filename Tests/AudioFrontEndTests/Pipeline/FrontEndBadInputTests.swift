@@ -80,7 +80,7 @@ final class FrontEndBadInputTests: XCTestCase {
         configuration.reference = .init(sampleRate: 44100)
         let mic44 = try to44(echo)
         let result = try FrontEndHarness.run(configuration, mic: mic44, reference: try to44(far), chunk: 441)
-        let output = result.audio
+        let output = result.alignedAudio
         XCTAssertEqual(output.count, mic44.count * 16000 / 44100, "output count")
         // Against the 16 kHz echo (the same signal before resampling): ERLE per second of echo from 3 s on.
         let echo16 = SampleConversion.int16(from: echo)

@@ -47,7 +47,7 @@ final class FrontEndDriftTests: XCTestCase {
         let ppm = slowMic ? -100.0 : 100.0
         let (mic, reference) = try Self.driftingEcho(seconds: seconds, slowMic: slowMic)
         let result = try FrontEndHarness.run(FrontEndConfiguration(), mic: mic, reference: reference)
-        let output = result.audio
+        let output = result.alignedAudio
         XCTAssertEqual(output.count, mic.count, "output count")
         let figures = Self.erlePerSecond(mic: mic, output: output, from: 3)
         let verbose = ProcessInfo.processInfo.environment["AFE_VERBOSE"] != nil

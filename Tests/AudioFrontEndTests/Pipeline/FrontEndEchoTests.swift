@@ -42,7 +42,7 @@ final class FrontEndEchoTests: XCTestCase {
         let (mic, entry) = (try StageRunner.samples(name), try TestVectors.entry(name))
         let reference = try StageRunner.samples("farend_16k.wav")
         let result = try FrontEndHarness.run(configuration, mic: mic, reference: reference)
-        let output = result.audio
+        let output = result.alignedAudio
         let echoStart = entry["echo_start_s"] as! Double
         var worst = Double.infinity
         var second = echoStart + 3

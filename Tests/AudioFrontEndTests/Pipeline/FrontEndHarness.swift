@@ -15,6 +15,14 @@ final class FrontEndCollector: FrontEndDelegate, @unchecked Sendable {
         for case .audio(let chunk) in events { samples += chunk.samples }
         return samples
     }
+    /// The output aligned with the mic, as offline tools align it: the reported processing delay's start-up
+    /// dropped, and zeros where the last mic samples were still inside the stages at the end (the stream is as
+    /// long as the input), so sample `n` belongs to mic sample `n` and the count stays the output's.
+    var alignedAudio: [Int16] {
+        let audio = self.audio
+        let delay = summary?.processingDelay.samples ?? 0
+        return Array(audio.dropFirst(delay)) + [Int16](repeating: 0, count: min(delay, audio.count))
+    }
     var telemetry: [EchoTelemetry] { events.compactMap { if case .telemetry(let t) = $0 { t } else { nil } } }
     var summary: FrontEndSummary? { events.lazy.compactMap { if case .finished(let s) = $0 { s } else { nil } }.first }
 }

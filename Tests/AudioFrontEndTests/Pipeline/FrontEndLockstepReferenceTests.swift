@@ -34,7 +34,7 @@ final class FrontEndLockstepReferenceTests: XCTestCase {
             _ = try frontEnd.finish()
             let label = "reference at \(rate) Hz pushed \(micFirst ? "after" : "before") each mic push"
             let estimate = try XCTUnwrap(collector.telemetry.last?.delayMilliseconds, label)
-            let output = collector.audio
+            let output = collector.alignedAudio
             let lastSeconds = (17 * 16000)..<(20 * 16000)
             let erle = SignalMetrics.erle(mic: mic, output: output, range: lastSeconds)
             print("MEASURED lockstep \(label): delay \(estimate) ms, ERLE 17-20 s \(String(format: "%.1f", erle)) dB")

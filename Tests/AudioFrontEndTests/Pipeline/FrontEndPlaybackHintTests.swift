@@ -89,13 +89,13 @@ final class FrontEndPlaybackHintTests: XCTestCase {
     private func check(hints: Bool, pushSilenceInGap: Bool) throws {
         let s = try Self.scenario(pushSilenceInGap: pushSilenceInGap)
         let result = try Self.run(s, hints: hints)
-        let output = result.audio
+        let output = result.alignedAudio
         XCTAssertEqual(output.count, s.mic.count)
         let label = (hints ? "with play_over/play_start" : "no hints") + (pushSilenceInGap ? ", silent reference in the pause" : ", no reference in the pause")
         // The talker in the pause: the output against the mic over the labelled speech, as a magnitude SDR
         // (phase-blind, from 100 Hz): speexdsp's DC notch in the default chain shifts the phase of the 100-200 Hz
-        // band, which a waveform SNR counts as distortion (about 5 dB) although the spectrum is kept. The front
-        // end compensates its stages' latency, so the output is compared at lag 0.
+        // band, which a waveform SNR counts as distortion (about 5 dB) although the spectrum is kept. The output
+        // is aligned by the reported processing delay (alignedAudio), so it is compared at lag 0.
         let bestLag = 0
         let snr = SpectralDistortion.magnitudeSDR(reference: s.mic, test: output, ranges: s.nearEndSpeech, lag: bestLag,
                                                   sampleRate: Self.rate, lowestHz: 100)
