@@ -50,9 +50,9 @@ let package = Package(
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
         // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
-        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming"], exclude: ["StreamInputTts.md"]),
+        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming", "AudioPlayback", "AudioFrontEnd"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
-        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK"]),
+        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK", "NuiTTS"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
                                                     "SpeechSynthesis"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -93,7 +93,8 @@ let package = Package(
             dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
         ),
         // The synthesis client and the stream-input TTS SDK (NuiTTS) against the reference server.
-        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK"]),
+        .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK",
+                                                          "AudioPlayback", "AudioFrontEnd", "AllocationCounter"]),
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]

@@ -22,15 +22,18 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
 
     private enum State { case idle, running, stopping }
 
-    private let lock = NSLock()
-    private let callbacks = CallbackQueue()
+    let lock = NSLock()
+    let callbacks = CallbackQueue()
+    /// The attached local playback (``setPlayback(_:)``), under `lock`.
+    var playback: StreamInputTtsPlayback?
+    var isIdle: Bool { state == .idle } // under `lock`
     private var state = State.idle
     private var session: SpeechSynthesisSession?
     private var relay: EventRelay?
     private var ticket: TtsTicket?
     private var stopWaiter: DispatchSemaphore?
     private var lastFailure: NuiResultCode = .SUCCESS
-    private let logger: NuiLogger
+    let logger: NuiLogger
 
     public init() {
         let callbacks = self.callbacks
@@ -41,7 +44,7 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         delegateBox = box
     }
 
-    private let delegateBox: WeakDelegate
+    let delegateBox: WeakDelegate
 
     deinit { session?.close() }
 
@@ -104,7 +107,8 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
             } catch {
                 return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
             }
-            let relay = EventRelay(owner: self, sessionId: given ?? TaskIdentifier.make())
+            let relay = EventRelay(owner: self, sessionId: given ?? TaskIdentifier.make(),
+                                   format: parsedParameters.format.rawValue, sampleRate: parsedParameters.sampleRate)
             created.delegate = relay
             do { try created.requestStart() } catch {
                 created.close()
@@ -196,16 +200,20 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     /// - Returns: `SUCCESS` or `NUI_ERR_NO_DIALOG`.
     @discardableResult
     public func cancelStreamInputTts() -> NuiResultCode {
-        let (code, running): (NuiResultCode, SpeechSynthesisSession?) = lock.withLock {
-            guard state != .idle, let session else { return (refuse("cancelStreamInputTts", .NUI_ERR_NO_DIALOG, "no task is running"), nil) }
+        let (code, running, playing): (NuiResultCode, SpeechSynthesisSession?, StreamInputTtsPlayback?) = lock.withLock {
+            guard state != .idle, let session else {
+                return (refuse("cancelStreamInputTts", .NUI_ERR_NO_DIALOG, "no task is running"), nil, nil)
+            }
             relay?.cancelled = true
             relay = nil
             state = .idle
             stopWaiter?.signal()
             stopWaiter = nil
             logger.info("cancelStreamInputTts: connection dropped")
-            return (.SUCCESS, session)
+            return (.SUCCESS, session, playback)
         }
+        // The relay is silenced first, so no input of the task reaches the player after this stop.
+        playing?.inputLock.withLock { playing?.player.stop() }
         running?.cancel()
         return code
     }
@@ -269,7 +277,7 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     /// The SDK's version text.
     public func getVersion() -> String { Self.version }
 
-    private func refuse(_ call: String, _ code: NuiResultCode, _ why: String) -> NuiResultCode {
+    func refuse(_ call: String, _ code: NuiResultCode, _ why: String) -> NuiResultCode {
         logger.error("\(call): \(why) -> \(code.name) (\(code.rawValue))")
         return code
     }
@@ -280,6 +288,7 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         let delegate = delegateBox
         let redactor = logger.redactor
         var waiter: DispatchSemaphore? // a blocked stopStreamInputTts: released once the last callback has run
+        if let playing = lock.withLock({ playback }) { feed(playing, event, relay: relay) }
         switch event {
         case .audio(let audio):
             callbacks.post {
@@ -367,19 +376,38 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     }
 }
 
+extension NeoNuiStreamInputTts {
+    /// The player's input side, on the session's delivery queue; `inputLock` orders it against cancel's stop.
+    fileprivate func feed(_ playing: StreamInputTtsPlayback, _ event: SynthesisEvent, relay: EventRelay) {
+        playing.inputLock.withLock {
+            guard !relay.cancelled else { return }
+            switch event {
+            case .started: playing.begin(format: relay.format, sampleRate: relay.sampleRate, sessionId: relay.sessionId)
+            case .audio(let audio): audio.bytes.withUnsafeBytes { _ = playing.player.enqueue($0) }
+            case .completed, .error: playing.player.endInput()
+            default: break
+            }
+        }
+    }
+}
+
 /// Passes one task's session events to its ``NeoNuiStreamInputTts``; `cancelled` silences it.
 private final class EventRelay: SpeechSynthesisDelegate, @unchecked Sendable { // `cancelled` under its lock
     weak var owner: NeoNuiStreamInputTts?
     let sessionId: String
+    let format: String
+    let sampleRate: Int
     private let flag = Locked(false)
     var cancelled: Bool {
         get { flag.withLock { $0 } }
         set { flag.withLock { $0 = newValue } }
     }
 
-    init(owner: NeoNuiStreamInputTts, sessionId: String) {
+    init(owner: NeoNuiStreamInputTts, sessionId: String, format: String, sampleRate: Int) {
         self.owner = owner
         self.sessionId = sessionId
+        self.format = format
+        self.sampleRate = sampleRate
     }
 
     func synthesisSession(_ session: SpeechSynthesisSession, didReceive event: SynthesisEvent) {
@@ -388,7 +416,7 @@ private final class EventRelay: SpeechSynthesisDelegate, @unchecked Sendable { /
     }
 }
 
-private final class WeakDelegate: @unchecked Sendable { // under the lock
+final class WeakDelegate: @unchecked Sendable { // under the lock
     private let lock = NSLock()
     private weak var value: NeoNuiStreamInputTtsDelegate?
     var delegate: NeoNuiStreamInputTtsDelegate? {

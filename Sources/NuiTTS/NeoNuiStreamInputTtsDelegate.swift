@@ -26,6 +26,14 @@ public protocol NeoNuiStreamInputTtsDelegate: AnyObject {
 
     /// One SDK log line at or above both `logLevel` and the ticket's `log_track_level`.
     func onStreamInputTtsLogTrackCallback(_ level: NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?)
+
+    /// A playback event, when a ``StreamInputTtsPlayback`` is attached (``NeoNuiStreamInputTts/setPlayback(_:)``).
+    /// - Parameters:
+    ///   - sessionId: the task's session id.
+    ///   - position_ms: milliseconds of the task's audio handed to the device so far (drained: all of it;
+    ///     stopped: where it stopped; input ended: all it will play), else 0.
+    func onStreamInputTtsPlaybackEventCallback(_ event: StreamInputTtsPlaybackEvent, sessionId: UnsafePointer<CChar>?,
+                                               position_ms: Int64)
 }
 
 extension NeoNuiStreamInputTtsDelegate {
@@ -35,4 +43,6 @@ extension NeoNuiStreamInputTtsDelegate {
                                               all_response: UnsafePointer<CChar>?) {}
     public func onStreamInputTtsDataCallback(_ buffer: UnsafeMutablePointer<CChar>?, len: Int32) {}
     public func onStreamInputTtsLogTrackCallback(_ level: NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?) {}
+    public func onStreamInputTtsPlaybackEventCallback(_ event: StreamInputTtsPlaybackEvent, sessionId: UnsafePointer<CChar>?,
+                                                      position_ms: Int64) {}
 }
