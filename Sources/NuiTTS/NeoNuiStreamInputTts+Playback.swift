@@ -21,6 +21,7 @@ extension NeoNuiStreamInputTts {
             let callbacks = self.callbacks, box = delegateBox, rate = playback.player.configuration.sampleRate
             playback.player.setEventHandler { [weak playback] event in
                 guard let playback, let (kind, utterance, samples) = Self.mapped(event) else { return }
+                if kind == .TTS_PLAYBACK_DRAINED || kind == .TTS_PLAYBACK_STOPPED { playback.ended(utterance) }
                 let session = playback.sessionId(of: utterance)
                 let milliseconds = Int64(samples) * 1000 / Int64(rate)
                 callbacks.post {

@@ -195,6 +195,8 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     }
 
     /// Drops the connection and the task at once; no further callback of the task (no more data callbacks).
+    /// With local playback attached it also stops the playback within one device buffer — including an answer
+    /// still playing out after `TTS_EVENT_SYNTHESIS_COMPLETE` (then it returns `SUCCESS` in the idle state).
     ///
     /// The corresponding Objective-C call is `-cancelStreamInputTts`.
     /// - Returns: `SUCCESS` or `NUI_ERR_NO_DIALOG`.
@@ -202,6 +204,11 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     public func cancelStreamInputTts() -> NuiResultCode {
         let (code, running, playing): (NuiResultCode, SpeechSynthesisSession?, StreamInputTtsPlayback?) = lock.withLock {
             guard state != .idle, let session else {
+                // Synthesis complete but the answer still playing out: cancel stops the playback.
+                if let playback, playback.isPlayingOut {
+                    logger.info("cancelStreamInputTts: playback stopped (synthesis had completed)")
+                    return (.SUCCESS, nil, playback)
+                }
                 return (refuse("cancelStreamInputTts", .NUI_ERR_NO_DIALOG, "no task is running"), nil, nil)
             }
             relay?.cancelled = true

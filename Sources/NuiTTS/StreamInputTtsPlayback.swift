@@ -22,6 +22,7 @@ public final class StreamInputTtsPlayback: @unchecked Sendable { // `inputLock` 
     let inputLock = NSLock()
     private let sessions = NSLock()
     private var sessionOfUtterance: [Int: String] = [:]
+    private var openUtterance: Int? // the last begun utterance until it drains or stops (guarded by `sessions`)
 
     /// - Parameters:
     ///   - configuration: the device's rate and channels (the front end's reference format must match), buffers.
@@ -81,12 +82,20 @@ public final class StreamInputTtsPlayback: @unchecked Sendable { // `inputLock` 
         guard let format = SynthesisAudioFormat(rawValue: format),
               let utterance = try? player.begin(format: format, sampleRate: sampleRate) else { return }
         sessions.withLock {
+            openUtterance = utterance
             sessionOfUtterance[utterance] = sessionId
             sessionOfUtterance = sessionOfUtterance.filter { $0.key > utterance - 8 } // late events of old tasks only
         }
     }
 
     func sessionId(of utterance: Int) -> String { sessions.withLock { sessionOfUtterance[utterance] ?? "" } }
+
+    /// True from a task's first audio until its utterance drained or stopped: an answer still playing out after
+    /// synthesis completed. Any thread.
+    var isPlayingOut: Bool { sessions.withLock { openUtterance != nil } }
+
+    /// The player's worker thread (event handler): `utterance` drained or stopped.
+    func ended(_ utterance: Int) { sessions.withLock { if openUtterance == utterance { openUtterance = nil } } }
 }
 
 /// The reference side of the playback: forwards the player's pushes and, for every device buffer the player did

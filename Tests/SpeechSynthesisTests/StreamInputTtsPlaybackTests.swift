@@ -231,6 +231,35 @@ final class StreamInputTtsPlaybackTests: XCTestCase {
         }
     }
 
+    /// Synthesis complete (the task is over), the answer still playing out: cancel stops the playback too.
+    func testCancelAfterSynthesisCompleteStopsThePlayingAnswer() throws {
+        let (server, frontEnd, playback, tts, recorder) = try renderShape()
+        defer { playback.close() }
+        XCTAssertEqual(tts.playStreamInputTts(ticket(server), parameters: Self.parameters, text: Self.text, sessionId: nil,
+                                              logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .SUCCESS)
+        XCTAssertTrue(recorder.wait(for: .TTS_PLAYBACK_INPUT_ENDED), "the whole answer decoded (the buffer holds 20 s)")
+        let deadline = Date().addingTimeInterval(15)
+        while !recorder.names.contains("TTS_EVENT_SYNTHESIS_COMPLETE") && Date() < deadline { usleep(2000) }
+        XCTAssertTrue(recorder.names.contains("TTS_EVENT_SYNTHESIS_COMPLETE"))
+        var buffer = [Int16](repeating: 0, count: rate / 100)
+        buffer.withUnsafeMutableBufferPointer { out in for _ in 0..<100 { playback.render(into: out) } } // 1 s played
+        XCTAssertEqual(tts.cancelStreamInputTts(), .SUCCESS, "an answer still playing out is cancelled")
+        var after = 0
+        buffer.withUnsafeMutableBufferPointer { out in
+            for _ in 0..<100 {
+                playback.render(into: out)
+                after += out.filter { $0 != 0 }.count
+            }
+        }
+        XCTAssertEqual(after, 0, "samples played after cancel")
+        XCTAssertTrue(recorder.wait(for: .TTS_PLAYBACK_STOPPED))
+        XCTAssertEqual(Double(recorder.position(.TTS_PLAYBACK_STOPPED) ?? -1), 1000, accuracy: 20)
+        XCTAssertNil(recorder.position(.TTS_PLAYBACK_DRAINED))
+        XCTAssertEqual(tts.cancelStreamInputTts(), .NUI_ERR_NO_DIALOG, "nothing left to cancel")
+        XCTAssertEqual(tts.setPlayback(nil), .SUCCESS)
+        _ = try frontEnd.finish()
+    }
+
     func testCancelMidPlaybackSilencesTheNextBuffer() throws {
         let (server, frontEnd, playback, tts, recorder) = try renderShape()
         defer { playback.close() }
