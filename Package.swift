@@ -43,7 +43,7 @@ let package = Package(
         ),
         // Speech-synthesis playback: streaming pcm/wav/mp3/opus decoders and the player that is its own echo
         // reference. Its own target so that libmpg123 is linked only by apps that play synthesis.
-        .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"]),
+        .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"], exclude: ["README.md"]),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
         // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
         .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
