@@ -199,6 +199,18 @@ final class StreamInputTtsPlaybackTests: XCTestCase {
     }
 
     /// The server, a front end, the render-shaped playback feeding its reference, and the SDK with it attached.
+    /// Renders `buffers` device buffers of 10 ms and counts the samples that are not silence.
+    func nonSilentSamples(_ playback: StreamInputTtsPlayback, buffers: Int) -> Int {
+        var buffer = [Int16](repeating: 0, count: rate / 100), count = 0
+        buffer.withUnsafeMutableBufferPointer { out in
+            for _ in 0..<buffers {
+                playback.render(into: out)
+                count += out.filter { $0 != 0 }.count
+            }
+        }
+        return count
+    }
+
     func renderShape() throws -> (SynthesisServer, FrontEnd, StreamInputTtsPlayback, NeoNuiStreamInputTts, PlaybackEventRecorder) {
         let server = try SynthesisServer()
         let frontEnd = try makeFrontEnd()
@@ -244,14 +256,7 @@ final class StreamInputTtsPlaybackTests: XCTestCase {
         var buffer = [Int16](repeating: 0, count: rate / 100)
         buffer.withUnsafeMutableBufferPointer { out in for _ in 0..<100 { playback.render(into: out) } } // 1 s played
         XCTAssertEqual(tts.cancelStreamInputTts(), .SUCCESS, "an answer still playing out is cancelled")
-        var after = 0
-        buffer.withUnsafeMutableBufferPointer { out in
-            for _ in 0..<100 {
-                playback.render(into: out)
-                after += out.filter { $0 != 0 }.count
-            }
-        }
-        XCTAssertEqual(after, 0, "samples played after cancel")
+        XCTAssertEqual(nonSilentSamples(playback, buffers: 100), 0, "samples played after cancel")
         XCTAssertTrue(recorder.wait(for: .TTS_PLAYBACK_STOPPED))
         XCTAssertEqual(Double(recorder.position(.TTS_PLAYBACK_STOPPED) ?? -1), 1000, accuracy: 20)
         XCTAssertNil(recorder.position(.TTS_PLAYBACK_DRAINED))
@@ -277,14 +282,7 @@ final class StreamInputTtsPlaybackTests: XCTestCase {
         XCTAssertEqual(loud, 100)
         XCTAssertEqual(tts.cancelStreamInputTts(), .SUCCESS)
         // Within one device buffer: the very next render is silence, and so is everything after.
-        var after = 0
-        buffer.withUnsafeMutableBufferPointer { out in
-            for _ in 0..<100 {
-                playback.render(into: out)
-                after += out.filter { $0 != 0 }.count
-            }
-        }
-        XCTAssertEqual(after, 0, "samples played after cancel")
+        XCTAssertEqual(nonSilentSamples(playback, buffers: 100), 0, "samples played after cancel")
         XCTAssertTrue(recorder.wait(for: .TTS_PLAYBACK_STOPPED))
         let stoppedAt = recorder.position(.TTS_PLAYBACK_STOPPED) ?? -1
         XCTAssertEqual(Double(stoppedAt), 1000, accuracy: 20, "the played position at the stop")
