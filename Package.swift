@@ -37,24 +37,26 @@ let package = Package(
             dependencies: ["CWebRTCAudioProcessing", "COpus"],
             cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]
         ),
+        // The package's one Ogg Opus muxer over libogg (package API): the file writer and the streaming socket path.
+        .target(name: "OggMux", dependencies: ["COgg"]),
         .target(
             name: "AudioFrontEnd",
-            dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "COgg", "CSndFile"]
+            dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "OggMux", "CSndFile"]
         ),
         // Speech-synthesis playback: streaming pcm/wav/mp3/opus decoders and the player that is its own echo
         // reference. Its own target so that libmpg123 is linked only by apps that play synthesis.
         .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"], exclude: ["README.md"]),
-        .target(name: "SpeechStreaming", dependencies: ["CWebSockets"]),
+        .target(name: "SpeechStreaming", dependencies: ["CWebSockets", "COpus", "OggMux"]),
         // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
         .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
-        .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md"]),
+        .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md", "Callbacks.md"]),
         // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
         .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming", "AudioPlayback", "AudioFrontEnd"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK", "NuiTTS"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
-                                                    "SpeechSynthesis"]),
+                                                    "SpeechSynthesis", "OggMux", "NuiTTS", "AudioPlayback"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .target(
             name: "CReferencePipeline",
@@ -77,7 +79,7 @@ let package = Package(
         // Long runs of the release build through each public surface (Soak/run.sh).
         .executableTarget(
             name: "afe-soak",
-            dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition", "NuiSDK"],
+            dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition", "NuiSDK", "AllocationCounter"],
             path: "Soak/afe-soak"
         ),
         .testTarget(
@@ -90,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SpeechStreamingTests",
-            dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]
+            dependencies: ["SpeechStreaming", "AudioFrontEnd", "AllocationCounter", "COgg"]
         ),
         // The synthesis client and the stream-input TTS SDK (NuiTTS) against the reference server.
         .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK",
@@ -107,7 +109,7 @@ let package = Package(
         .testTarget(name: "afeTests", dependencies: ["AudioFrontEnd"]),
         .testTarget(
             name: "NuiCTests",
-            dependencies: ["NuiC", "CNui", "NuiSDK", "AudioFrontEnd", "AllocationCounter"]
+            dependencies: ["NuiC", "CNui", "NuiSDK", "NuiTTS", "AudioFrontEnd", "AllocationCounter"]
         ),
     ],
     cxxLanguageStandard: .cxx14

@@ -26,8 +26,11 @@ echo "== Hostile peers: the hostile server's self-test, and afe stream as it shi
 bash Scripts/hostile-tests.sh
 echo "== afe speak (release build) against the reference server's speech synthesis"
 bash Scripts/tts-tests.sh
+echo "== afe converse (release build): the whole loop once against the reference server, its bounds checked (~40 s warm)"
+bash Scripts/converse-check.sh
 echo "== Scenario matrix slice (issue 12): 7 test-half scenarios, thresholds reported, those met today enforced"
 bash Scripts/scenarios/ci-slice.sh
+bash Scripts/scenarios/bargein-slice.sh # barge-in latency / false barge-ins on the slice (issue 14 part 6), reported, ~15 s
 if [ -f Scripts/reference-server/test_server.py ]; then
   echo "== Reference server tests"
   .venv/bin/python -m unittest discover -s Scripts/reference-server -p 'test_*.py'

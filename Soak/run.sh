@@ -3,7 +3,9 @@
 #
 #   Soak/run.sh            10 minutes of audio per protocol and format (DashScope PCM, DashScope Opus, NLS) through
 #                          RecognitionCore, RecognitionSession, NeoNui, libnui.so from C and `afe stream`, at full
-#                          speed with partials; then 200 dialogs on one NeoNui and on libnui.so.
+#                          speed with partials; the release build's push-to-socket check (`afe-soak path`: 0
+#                          allocations, 0 locks on the push thread and the network thread's audio path); then 200
+#                          dialogs on one NeoNui and on libnui.so.
 #   AFE_SOAK=1 Soak/run.sh also one hour at real time through NeoNui (memory flat after the first minute).
 #   AFE_SOAK_MINUTES=N     minutes per long run (default 10); AFE_SOAK_DIALOGS=N dialogs (default 200).
 #
@@ -63,6 +65,7 @@ run() {
       --surface "$surface" "$work/out"; then
     failed=$((failed + 1))
     echo "   FAILED: $name"
+    grep -a '^FAIL ' "$work/out" | head -5 | sed 's/^/   /' || true # the C programs' failed checks, by name
   fi
 }
 
@@ -79,6 +82,15 @@ for combination in "dashscope pcm /api-ws/v1/inference" "dashscope opus /api-ws/
   run "afe stream $protocol $format" "$protocol" "$format" afe \
     "$bin/afe" stream --mic "$work/mic.wav" --reference "$work/reference.wav" --url "$url" --protocol "$protocol" \
       --format "$format" --app-key soak-appkey
+done
+
+echo "== Soak: no allocation and no lock from push to socket, release build (afe-soak path, about 10 s each)"
+for combination in "dashscope pcm /api-ws/v1/inference" "dashscope opus /api-ws/v1/inference" "nls opus /ws/v1"; do
+  set -- $combination
+  status=0
+  "$bin/afe-soak" path --url "ws://127.0.0.1:$port$3" --protocol "$1" --format "$2" > "$work/out" 2>&1 || status=$?
+  echo "-- path $1 $2 (exit $status): $(tail -1 "$work/out" | cut -c1-700)"
+  if [ "$status" -ne 0 ]; then failed=$((failed + 1)); echo "   FAILED: path $1 $2"; fi
 done
 
 echo "== Soak: $dialogs dialogs on one instance"

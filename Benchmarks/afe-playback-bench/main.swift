@@ -200,13 +200,13 @@ func playbackLoop(_ input: Input, rate: Int, seconds: Double) throws -> LoopResu
     if counts.underrunFrames > 0 { result.problems.append("\(counts.underrunFrames) underrun frames") }
     if counts.refusedReferenceSamples > 0 { result.problems.append("\(counts.refusedReferenceSamples) reference samples refused") }
     if counts.refusedInputBytes > 0 { result.problems.append("\(counts.refusedInputBytes) input bytes refused") }
-    // The front end took every sample the player pushed, and that is every decoded sample plus at most the
-    // last buffer of each utterance (the rest of the buffer in which it drained).
+    // The front end took every sample the player pushed, and that is every rendered sample (the silence around
+    // the utterances included: it keeps the reference aligned with the mic), which holds every decoded one.
     let decoded = read { $0.decodedSamples }
-    if summary.referenceSamplesPushed != counts.referenceSamplesPushed || counts.referenceSamplesPushed < decoded
-        || counts.referenceSamplesPushed > decoded + result.utterances * frames {
+    if summary.referenceSamplesPushed != counts.referenceSamplesPushed || counts.referenceSamplesPushed != rendered
+        || rendered < decoded {
         result.problems.append("reference: front end took \(summary.referenceSamplesPushed), player pushed "
-                               + "\(counts.referenceSamplesPushed), decoded \(decoded)")
+                               + "\(counts.referenceSamplesPushed), rendered \(rendered), decoded \(decoded)")
     }
     if flags.failures.count > 0 { result.problems.append("decode failures: \(flags.failures.prefix(3))") }
     if result.renderAllocations > 0 { result.problems.append("\(result.renderAllocations) allocations on the render thread") }

@@ -29,7 +29,8 @@ enum RecognitionSoak {
         var push: Pusher
         if async {
             let session = try RecognitionSession(configuration: configuration)
-            Task.detached { for await event in session.events { handle(event) } }
+            let events = session.events // made on first access: before start()
+            Task.detached { for await event in events { handle(event) } }
             try blocking { try await session.start() }
             push = Pusher(mic: { session.pushMic(samples: $0) }, reference: { session.pushReference(samples: $0) })
             push.run(audio, realtime: options.realtime, processed: tally.processedSamples)

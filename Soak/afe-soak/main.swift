@@ -4,13 +4,15 @@ import Foundation
 //
 //   afe-soak core|session|nui --url URL [--protocol dashscope|nls] [--format pcm|opus] [--seconds 600] [--realtime]
 //   afe-soak dialogs --url URL [--protocol …] [--format …] [--dialogs 200] [--dialog-seconds 2]
+//   afe-soak path --url URL [--protocol …] [--format …]
 //
 // core: RecognitionCore with its callback; session: RecognitionSession's async sequence; nui: NeoNui (one
-// dialog); dialogs: many dialogs on one NeoNui instance. Prints one JSON line of figures with a "failures" list;
+// dialog); dialogs: many dialogs on one NeoNui instance; path: no allocation and no lock from push to socket after
+// warm-up (PushToSocketProbe, with the allocation and lock counters), a dialog on an engine and a core. Prints one JSON line of figures with a "failures" list;
 // exit 0 when it is empty, 1 otherwise, 2 on bad usage. See Soak/README.md.
 let arguments = CommandLine.arguments
-guard arguments.count >= 2, ["core", "session", "nui", "dialogs"].contains(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: afe-soak core|session|nui|dialogs --url URL [options] (see Soak/README.md)\n".utf8))
+guard arguments.count >= 2, ["core", "session", "nui", "dialogs", "path"].contains(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: afe-soak core|session|nui|dialogs|path --url URL [options] (see Soak/README.md)\n".utf8))
     exit(2)
 }
 do {
@@ -20,6 +22,7 @@ do {
     case "core": figures = try RecognitionSoak.run(options, async: false)
     case "session": figures = try RecognitionSoak.run(options, async: true)
     case "nui": figures = try NuiSoak(options).runLong()
+    case "path": figures = try PathCheck.run(options)
     default: figures = try NuiSoak(options).runDialogs()
     }
     figures["surface"] = arguments[1]

@@ -6,19 +6,36 @@ import NuiTTS
 // The C ABI of the stream-input TTS SDK (Sources/CNui/include/nui_tts.h), exported from libnui.so. Each handle is a
 // retained ``TtsHandle``: a NeoNuiStreamInputTts and the bridge to the C listener (its delegate, held here).
 
-/// One `NuiTtsHandle`: the synthesizer and its listener bridge. Immutable after creation.
+/// One `NuiTtsHandle`: the synthesizer and its listener bridge, and the playback attached to it
+/// (`nui_tts_set_playback`; `playback` under `lock`).
 final class TtsHandle: @unchecked Sendable {
     let tts = NeoNuiStreamInputTts()
     let bridge: TtsListenerBridge
+    private let lock = NSLock()
+    private var attached: PlaybackHandle?
     init(_ listener: StreamInputTtsListener) {
         bridge = TtsListenerBridge(listener)
         tts.delegate = bridge
+    }
+
+    var playback: PlaybackHandle? {
+        get { lock.withLock { attached } }
+        set { lock.withLock { attached = newValue } }
+    }
+
+    /// Cancels a running task and detaches the playback (`nui_tts_destroy`, `nui_tts_playback_destroy`).
+    func detachPlayback() {
+        guard let playback else { return }
+        _ = tts.cancelStreamInputTts()
+        _ = tts.setPlayback(nil)
+        playback.release(from: self)
+        self.playback = nil
     }
 }
 
 /// Forwards NeoNuiStreamInputTts's callbacks to the C function pointers (null strings become ""). Callback thread.
 final class TtsListenerBridge: NeoNuiStreamInputTtsDelegate, @unchecked Sendable { // immutable
-    private let listener: StreamInputTtsListener
+    let listener: StreamInputTtsListener
     init(_ listener: StreamInputTtsListener) { self.listener = listener }
 
     func onStreamInputTtsEventCallback(_ event: StreamInputTtsCallbackEvent, taskId taskid: UnsafePointer<CChar>?,
@@ -38,9 +55,15 @@ final class TtsListenerBridge: NeoNuiStreamInputTtsDelegate, @unchecked Sendable
         guard let callback = listener.tts_log_track_callback else { return }
         callback(listener.user_data, level.rawValue, log ?? CStrings.empty)
     }
+
+    func onStreamInputTtsPlaybackEventCallback(_ event: StreamInputTtsPlaybackEvent, sessionId: UnsafePointer<CChar>?,
+                                               position_ms: Int64) {
+        listener.tts_playback_event_callback?(listener.user_data, NuiTtsPlaybackEvent(rawValue: UInt32(bitPattern: event.rawValue)),
+                                              sessionId ?? CStrings.empty, position_ms)
+    }
 }
 
-private func handle(_ pointer: OpaquePointer?) -> TtsHandle? {
+func handle(_ pointer: OpaquePointer?) -> TtsHandle? {
     pointer.map { Unmanaged<TtsHandle>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
 }
 
@@ -112,13 +135,15 @@ private func oneShot(_ pointer: OpaquePointer?, _ level: Int32,
     return call(sdk, level).rawValue
 }
 
-/// `nui_tts_destroy`: cancels a running task, drops the delegate (queued callbacks are not forwarded), frees.
+/// `nui_tts_destroy`: cancels a running task, detaches its playback, drops the delegate (queued callbacks are not
+/// forwarded), frees.
 @_cdecl("nui_tts_destroy")
 public func nui_tts_destroy(_ pointer: OpaquePointer?) {
     guard let pointer else { return }
     let unmanaged = Unmanaged<TtsHandle>.fromOpaque(UnsafeRawPointer(pointer))
     let made = unmanaged.takeUnretainedValue()
     _ = made.tts.cancelStreamInputTts()
+    made.detachPlayback()
     made.tts.delegate = nil
     unmanaged.release()
 }

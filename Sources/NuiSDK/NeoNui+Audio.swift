@@ -32,8 +32,10 @@ extension NeoNui {
     /// Push mode with on-device AEC: the audio the device plays (the reference), 16-bit little-endian mono PCM at
     /// `nls_config.sample_rate`, as it is played.
     ///
-    /// Real-time safe; call from one playback thread at a time; at most 1 s per call, as for the mic. The
-    /// corresponding Objective-C call is
+    /// Real-time safe; call from one playback thread at a time; at most 1 s per call, as for the mic. While a
+    /// playback has this instance as its reference (NuiTTS's `StreamInputTtsPlayback`), these are the app's own
+    /// sounds: mixed into the reference the playback pushes (between dialogs too), not pushed beside it — see
+    /// `NeoNui+AppReference.swift`. The corresponding Objective-C call is
     /// `-nui_push_reference_data:Len:FirstPack:`.
     /// - Returns: as ``nui_update_audio_data(_:Len:FirstPack:)``, and `NUI_ERR_AEC_DISABLED` when AEC is off.
     @discardableResult
@@ -56,7 +58,8 @@ extension NeoNui {
         return slot.withDialog { dialog -> NuiResultCode in
             if reference && !dialog.echoCancellation { return .NUI_ERR_AEC_DISABLED }
             if length == 0 { return .SUCCESS }
+            if reference, let mixed = pushAppReference(bytes) { return mixed }
             return NuiResultCode(reference ? dialog.pushReference(bytes).status : dialog.pushMic(bytes).status)
-        } ?? .NUI_ERR_NO_DIALOG
+        } ?? (reference ? pushAppReference(bytes) : nil) ?? .NUI_ERR_NO_DIALOG
     }
 }

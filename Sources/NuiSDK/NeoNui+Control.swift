@@ -87,7 +87,8 @@ extension NeoNui {
                 guard running.audio.echoCancellation else {
                     return refuse(call, .NUI_ERR_AEC_DISABLED, "play_start/play_over need on-device AEC (enable_aec)")
                 }
-                running.core.setPlaying(action == .playStart)
+                // With a playback attached, the app's sound is combined with its speech (NeoNui+AppReference.swift).
+                if !setAppPlaying(action == .playStart) { running.core.setPlaying(action == .playStart) }
                 logger.debug("\(call): \(action == .playStart ? "play_start" : "play_over")")
             }
             return .SUCCESS
@@ -121,6 +122,19 @@ extension NeoNui {
             return (.SUCCESS, cleanup)
         }
         cleanup?()
+        if code == .SUCCESS { letTheLastDialogGo() }
         return code
+    }
+
+    /// Waits (at most 5 s) until the last dialog's event thread, which may still be ending it, has returned: then
+    /// nothing holds its core, and the engine and its front end were freed with the last reference (so a program
+    /// may exit right after `nui_release` with nothing left behind). Without locks. Not on the dialog's pull thread
+    /// (a dialog ending on its event thread stops and waits for that thread).
+    private func letTheLastDialogGo() {
+        guard let last = lock.withLock({ lastDialog }), last.puller?.isCurrentThread != true else { return }
+        let core = last.core
+        if !core.waitUntilEventThreadEnded(timeout: 5) {
+            logger.warning("nui_release: the last dialog's event thread did not end within 5 s")
+        }
     }
 }

@@ -63,16 +63,21 @@ extension NeoNui {
         }
         let puller = initial.audioUpdateManually ? nil : makePuller(audio, sampleRate: parameters.sampleRate)
         let running = RunningDialog(number: number, core: core, audio: audio, puller: puller)
+        running.callbackDropsAtStart = callbackDrops
         core.eventHandler = { [weak self, weak running] event in
             guard let self, let running else { return }
             self.handle(event, of: running)
         }
         lock.withLock {
             dialog = running
+            lastDialog = running
             setState(.running)
         }
         recorder?.start()
-        if initial.audioUpdateManually { slot.install(audio) }
+        if initial.audioUpdateManually {
+            slot.install(audio)
+            applyPlayingHint(to: audio)
+        }
         // STATE_OPEN reaches the app once the front end runs (so a push from the callback is taken) and before any
         // event of the core: the callback thread waits until start() returned.
         callbacks.suspend()
@@ -101,6 +106,7 @@ extension NeoNui {
         }
         closeEngine()
         let fresh = try RecognitionEngine(configuration: configuration)
+        fresh.setBargeInHandler { [weak self] decision in self?.bargeInHandler.withLock { $0 }?(decision) }
         let idle = DialogAudio(engine: fresh, echoCancellation: echoCancellation)
         lock.withLock {
             engine = fresh

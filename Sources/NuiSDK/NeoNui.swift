@@ -1,3 +1,4 @@
+import AudioFrontEnd
 import Foundation
 import SpeechStreaming
 import Synchronization
@@ -39,10 +40,22 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     var state = State.uninitialized
     let phase = Atomic<Int>(State.uninitialized.rawValue)
     let manualAudio = Atomic<Bool>(false)
+    /// The last playback hint of ``setPlaying(_:)`` (0 false, 1 true, -1 none yet): handed to each dialog's front
+    /// end when it starts, so a hint given before the first dialog (or while the engine was replaced) is kept.
+    let playingHint = Atomic<Int>(-1)
+    /// The app's own sounds while a playback has this instance as its reference (see NeoNui+AppReference.swift).
+    let appReference = ReferenceMix(capacity: NeoNui.appReferenceCapacity)
+    let appReferenceAttached = Atomic<Bool>(false)
+    /// Playbacks with this instance as their reference, and their rate (under `lock`).
+    var referencedPlaybacks = 0
+    var referencedRate = 0
     var initParameters: InitParameters?
     var recognition: RecognitionParameters?
     var saveLog = false
     var dialog: RunningDialog?
+    /// The last dialog started, while anything still holds it (its event thread, ending): `nui_release` waits for
+    /// that thread, so the dialog's core and the engine go before it returns.
+    weak var lastDialog: RunningDialog?
     var dialogCount = 0
     /// The front end and kept connection that outlive dialogs: made at the first `nui_dialog_start` (the front
     /// end needs `nui_set_params`' rates), replaced when a dialog needs another front end, closed by
@@ -51,17 +64,21 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     var engineAudio: DialogAudio?
     /// The summary of the last dialog that completed (``nui_get_dialog_summary()``).
     var lastSummary: RecognitionSummary?
+    /// The barge-in handler (``setBargeInHandler(_:)``), handed to every engine's front end.
+    let bargeInHandler = Mutex<(@Sendable (BargeInDecision) -> Void)?>(nil)
     private weak var delegateReference: NeoNuiSdkDelegate?
 
     let slot = DialogSlot()
     let callbacks = CallbackQueue()
     /// Service-result callbacks dropped in the running dialog because the app's callbacks were
-    /// ``CallbackQueue/backlogLimit`` behind; added to the dialog summary's drops at its end.
+    /// ``CallbackQueue/droppableCapacity`` behind; added to the dialog summary's drops at its end.
     let droppedCallbacks = Atomic<Int>(0)
-    /// The callbacks a full callback queue may drop: results that later results supersede or that the summary
-    /// keeps. Never a dialog's start or end, errors, or audio.
-    static let droppable: Set<NuiCallbackEvent> = [.EVENT_ASR_PARTIAL_RESULT, .EVENT_SENTENCE_START, .EVENT_SENTENCE_END,
-                                                   .EVENT_RESULT_TRANSLATED]
+    /// Every droppable callback dropped since this instance was made, by kind (``callbackDrops``).
+    let dropCounts = DropCounters()
+    /// The events a full callback queue may drop: results that later results supersede.
+    static let droppable: Set<NuiCallbackEvent> = [.EVENT_ASR_PARTIAL_RESULT, .EVENT_RESULT_TRANSLATED]
+    /// A dialog's start and end: never dropped (the other events are ``CallbackQueue/Kind/kept``).
+    static let terminal: Set<NuiCallbackEvent> = [.EVENT_TRANSCRIBER_STARTED, .EVENT_TRANSCRIBER_COMPLETE, .EVENT_ASR_ERROR]
     let responses = ResponseStore()
     private(set) var logger: NuiLogger!
 
@@ -72,7 +89,7 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     /// A separate instance (tests; apps use ``get_instance()``).
     init() {
         logger = NuiLogger(track: { [weak self] level, line in
-            self?.deliver { $0.onNuiLogTrackCallback(level, logMessage: line) }
+            self?.deliver(droppable: .logLines) { $0.onNuiLogTrackCallback(level, logMessage: line) }
         })
     }
 
@@ -87,14 +104,21 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
         phase.store(newState.rawValue, ordering: .releasing)
     }
 
-    /// Runs `body` with the delegate on the callback thread, after everything posted before.
-    func deliver(_ body: @escaping (NeoNuiSdkDelegate) -> Void) {
+    /// Runs `body` with the delegate on the callback thread, after everything posted before. A `droppable` kind
+    /// is dropped (and counted) when the callback queue is full; the others are always delivered.
+    func deliver(droppable kind: DropCounters.Kind? = nil, _ body: @escaping (NeoNuiSdkDelegate) -> Void) {
         let call = UncheckedSendable(body)
-        callbacks.post { [weak self] in
+        let queued = callbacks.post(kind == nil ? .terminal : .droppable) { [weak self] in
             guard let self, let delegate = self.delegate else { return }
             call.value(delegate)
         }
+        if !queued, let kind { dropCounts.count(kind) }
     }
+
+    /// Callbacks dropped since this instance was made because the app's callbacks were
+    /// ``CallbackQueue/droppableCapacity`` droppable callbacks behind (each dialog's end logs its share). Any
+    /// thread; real-time safe (atomic loads).
+    public var callbackDrops: NuiCallbackDrops { dropCounts.snapshot }
 
     func deliverAudioState(_ state: NuiAudioState) {
         logger.debug("audio state \(state)")
@@ -102,30 +126,38 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     }
 
     /// Delivers an event; `response` becomes what `nui_get_all_response` returns while it is delivered.
+    /// `running`: the dialog the event belongs to when it comes from the dialog's event thread; it is posted only
+    /// if that dialog is not detached, checked under the lock the detach takes, so nothing of a cancelled dialog
+    /// follows its completion.
     func deliverEvent(_ event: NuiCallbackEvent, dialog: Int, asrResult: String?, response: String?,
-                      finish: Bool = false, code: NuiResultCode = .SUCCESS) {
+                      finish: Bool = false, code: NuiResultCode = .SUCCESS, of running: RunningDialog? = nil) {
         let redactor = logger.redactor
         let result = asrResult.map { redactor.redact($0) }
         let full = (response ?? asrResult).map { redactor.redact($0) }
         logger.debug("event \(event) dialog \(dialog) finish \(finish) code \(code.rawValue): \(full ?? "")")
-        if Self.droppable.contains(event), callbacks.isFull {
-            droppedCallbacks.add(1, ordering: .relaxed)
-            return
-        }
-        callbacks.post { [weak self] in
-            guard let self else { return }
-            if let full { self.responses.set(full) }
-            guard let delegate = self.delegate else { return }
-            if let result {
-                result.withCString {
-                    delegate.onNuiEventCallback(event, dialog: dialog, kwsResult: nil, asrResult: $0, ifFinish: finish,
+        let kind: CallbackQueue.Kind = Self.droppable.contains(event) ? .droppable : Self.terminal.contains(event) ? .terminal : .kept
+        let post = { [self] in
+            let queued = callbacks.post(kind) { [weak self] in
+                guard let self else { return }
+                if let full { self.responses.set(full) }
+                guard let delegate = self.delegate else { return }
+                if let result {
+                    result.withCString {
+                        delegate.onNuiEventCallback(event, dialog: dialog, kwsResult: nil, asrResult: $0, ifFinish: finish,
+                                                    retCode: code.rawValue)
+                    }
+                } else {
+                    delegate.onNuiEventCallback(event, dialog: dialog, kwsResult: nil, asrResult: nil, ifFinish: finish,
                                                 retCode: code.rawValue)
                 }
-            } else {
-                delegate.onNuiEventCallback(event, dialog: dialog, kwsResult: nil, asrResult: nil, ifFinish: finish,
-                                            retCode: code.rawValue)
+            }
+            if !queued {
+                droppedCallbacks.add(1, ordering: .relaxed)
+                dropCounts.count(.results)
             }
         }
+        guard let running else { return post() }
+        lock.withLock { if !running.detached { post() } }
     }
 
     /// Logs a refused call and returns its code.
@@ -198,6 +230,7 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
             }
             do {
                 let parsed = try RecognitionParameters(json: params, for: initial!) { logger.warning("nui_set_params: \($0)") }
+                if let refusal = refuseRateChange(to: parsed.sampleRate) { return refusal }
                 lock.withLock {
                     recognition = parsed
                     setState(.ready)

@@ -2,8 +2,9 @@
 ///
 /// Threads: every callback runs on an SDK thread, never the caller's and never while the SDK holds a lock.
 /// `onNuiEventCallback`, `onNuiAudioStateChanged`, `onNuiRmsChanged`, `onNuiAssistEventCallback` and
-/// `onNuiLogTrackCallback` run one at a time, in order, on the SDK's callback thread; `onNuiNeedAudioData` runs on
-/// the SDK's audio thread (pull mode only). A callback may call any `NeoNui` method, `nui_release` included, without
+/// `onNuiLogTrackCallback` run one at a time, in one order, on the instance's one callback thread;
+/// `onNuiNeedAudioData` runs on the SDK's audio thread (pull mode only). The order, and which callbacks an app
+/// slower than the audio may lose (counted in ``NeoNui/callbackDrops``), are in `Sources/NuiSDK/Callbacks.md`. A callback may call any `NeoNui` method, `nui_release` included, without
 /// deadlocking (the NUI documentation advises against it; here it is safe). Pointers passed to a callback are valid
 /// only during the call. Every method has an empty default, as the Objective-C protocol's are optional.
 public protocol NeoNuiSdkDelegate: AnyObject {

@@ -27,6 +27,17 @@ extension NeoNuiStreamInputTts {
                 callbacks.post {
                     session.withCString { box.delegate?.onStreamInputTtsPlaybackEventCallback(kind, sessionId: $0, position_ms: milliseconds) }
                 }
+                if kind == .TTS_PLAYBACK_STOPPED, let (decision, heard) = playback.takeInterruption(utterance, milliseconds: Int(milliseconds)) {
+                    let interruption = StreamInputTtsInterruption(sessionId: session, positionSamples: samples, sampleRate: rate,
+                                                                  wordsHeard: heard?.words, charactersHeard: heard?.characters,
+                                                                  textHeard: heard?.text, decision: decision)
+                    callbacks.post {
+                        session.withCString {
+                            box.delegate?.onStreamInputTtsPlaybackEventCallback(.TTS_PLAYBACK_INTERRUPTED, sessionId: $0, position_ms: milliseconds)
+                        }
+                        box.delegate?.onStreamInputTtsInterruptedCallback(interruption)
+                    }
+                }
             }
             let configuration = playback.player.configuration
             logger.info("setPlayback: \(playback.sinkPlayback == nil ? "render" : "sink") shape, \(configuration.channelCount) channel(s) at "

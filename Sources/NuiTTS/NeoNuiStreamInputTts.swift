@@ -1,3 +1,4 @@
+import AudioFrontEnd
 import Foundation
 import NuiSDK
 import SpeechStreaming
@@ -26,6 +27,8 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     let callbacks = CallbackQueue()
     /// The attached local playback (``setPlayback(_:)``), under `lock`.
     var playback: StreamInputTtsPlayback?
+    /// The source barge-in listens to (``enableBargeIn(_:source:)``), under `lock`.
+    var bargeInSource: (any BargeInSource)?
     var isIdle: Bool { state == .idle } // under `lock`
     private var state = State.idle
     private var session: SpeechSynthesisSession?
@@ -201,22 +204,29 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     /// The corresponding Objective-C call is `-cancelStreamInputTts`.
     /// - Returns: `SUCCESS` or `NUI_ERR_NO_DIALOG`.
     @discardableResult
-    public func cancelStreamInputTts() -> NuiResultCode {
+    public func cancelStreamInputTts() -> NuiResultCode { endTask("cancelStreamInputTts", bargeIn: nil) }
+
+    /// Cancel's work; with a barge-in `decision` only while an answer plays (else `NUI_ERR_NO_DIALOG`, no log
+    /// line), and its stop is then reported as the interruption.
+    func endTask(_ call: String, bargeIn decision: BargeInDecision?) -> NuiResultCode {
         let (code, running, playing): (NuiResultCode, SpeechSynthesisSession?, StreamInputTtsPlayback?) = lock.withLock {
+            if let decision {
+                guard let playback, playback.markInterrupted(by: decision) != nil else { return (.NUI_ERR_NO_DIALOG, nil, nil) }
+            }
             guard state != .idle, let session else {
                 // Synthesis complete but the answer still playing out: cancel stops the playback.
                 if let playback, playback.isPlayingOut {
-                    logger.info("cancelStreamInputTts: playback stopped (synthesis had completed)")
+                    logger.info("\(call): playback stopped (synthesis had completed)")
                     return (.SUCCESS, nil, playback)
                 }
-                return (refuse("cancelStreamInputTts", .NUI_ERR_NO_DIALOG, "no task is running"), nil, nil)
+                return (refuse(call, .NUI_ERR_NO_DIALOG, "no task is running"), nil, nil)
             }
             relay?.cancelled = true
             relay = nil
             state = .idle
             stopWaiter?.signal()
             stopWaiter = nil
-            logger.info("cancelStreamInputTts: connection dropped")
+            logger.info("\(call): playback stopped, connection dropped")
             return (.SUCCESS, session, playback)
         }
         // The relay is silenced first, so no input of the task reaches the player after this stop.
@@ -391,8 +401,12 @@ extension NeoNuiStreamInputTts {
             switch event {
             case .started: playing.begin(format: relay.format, sampleRate: relay.sampleRate, sessionId: relay.sessionId)
             case .audio(let audio): audio.bytes.withUnsafeBytes { _ = playing.player.enqueue($0) }
-            case .completed, .error: playing.player.endInput()
-            default: break
+            case .completed(let c):
+                playing.updateSpoken { $0.add(c.words, sentence: nil) }
+                playing.player.endInput()
+            case .error: playing.player.endInput()
+            case .sentenceBegin(let x), .sentenceSynthesis(let x), .sentenceEnd(let x):
+                playing.updateSpoken { $0.sentence(x.index, text: x.originalText); $0.add(x.words, sentence: x.index) }
             }
         }
     }

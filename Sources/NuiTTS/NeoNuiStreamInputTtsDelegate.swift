@@ -34,6 +34,10 @@ public protocol NeoNuiStreamInputTtsDelegate: AnyObject {
     ///     stopped: where it stopped; input ended: all it will play), else 0.
     func onStreamInputTtsPlaybackEventCallback(_ event: StreamInputTtsPlaybackEvent, sessionId: UnsafePointer<CChar>?,
                                                position_ms: Int64)
+
+    /// A barge-in stopped the answer (after `TTS_PLAYBACK_INTERRUPTED`): where, and what of the text the user
+    /// heard (with `word_timestamp_enabled`). See ``NeoNuiStreamInputTts/enableBargeIn(_:source:)``.
+    func onStreamInputTtsInterruptedCallback(_ interruption: StreamInputTtsInterruption)
 }
 
 extension NeoNuiStreamInputTtsDelegate {
@@ -45,4 +49,5 @@ extension NeoNuiStreamInputTtsDelegate {
     public func onStreamInputTtsLogTrackCallback(_ level: NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?) {}
     public func onStreamInputTtsPlaybackEventCallback(_ event: StreamInputTtsPlaybackEvent, sessionId: UnsafePointer<CChar>?,
                                                       position_ms: Int64) {}
+    public func onStreamInputTtsInterruptedCallback(_ interruption: StreamInputTtsInterruption) {}
 }

@@ -18,40 +18,42 @@ public final class StreamInputTtsPlayback: @unchecked Sendable { // `inputLock` 
     public let player: SynthesisPlayer
     /// The sink shape's playback thread, or nil in the render shape.
     public let sinkPlayback: SinkPlayback?
-    private let continuous: ContinuousReference?
     let inputLock = NSLock()
     private let sessions = NSLock()
     private var sessionOfUtterance: [Int: String] = [:]
     private var openUtterance: Int? // the last begun utterance until it drains or stops (guarded by `sessions`)
+    private var spokenOfUtterance: [Int: SpokenText] = [:] // word timestamps per utterance (guarded by `sessions`)
+    private var interruptions: [Int: BargeInDecision] = [:] // barge-ins whose stop is on its way (guarded by `sessions`)
+    /// The reference given at init (what a barge-in source normally is), or nil.
+    var referenceTarget: (any EchoReferenceSink)? { player.reference }
 
     /// - Parameters:
     ///   - configuration: the device's rate and channels (the front end's reference format must match), buffers.
-    ///   - reference: the front end whose echo reference is what is played (a ``FrontEnd``), or nil.
+    ///   - reference: where what is played goes as the echo reference: a ``FrontEnd``, the recognizer
+    ///     (`NeoNui.get_instance()`, after `nui_set_params`: its `nls_config.sample_rate`, mono), or nil.
     ///   - sink: the app's output for the sink shape; nil for the render shape.
     ///   - pacing, bufferMilliseconds: the sink shape's pacing and buffer (2...100 ms): stop and cancel take effect
     ///     within one such buffer.
-    /// - Throws: ``AudioFrontEndError`` for a setting out of range or a reference format that is not the device's.
+    /// - Throws: ``AudioFrontEndError`` for a setting out of range, a reference format that is not the device's,
+    ///   or a NeoNui whose `nui_set_params` has not been called.
     public init(configuration: PlaybackConfiguration = PlaybackConfiguration(), reference: (any EchoReferenceSink)?,
                 sink: (any PlaybackSink)? = nil, pacing: SinkPlayback.Pacing = .sink, bufferMilliseconds: Int = 10) throws {
-        if let frontEnd = (reference as? FrontEnd)?.configuration.reference,
-           frontEnd.sampleRate != configuration.sampleRate || frontEnd.channelCount != configuration.channelCount {
+        if let expected = try Self.referenceFormat(of: reference),
+           expected.sampleRate != configuration.sampleRate || expected.channelCount != configuration.channelCount {
             throw AudioFrontEndError(.invalidConfiguration,
-                                     "the playback renders \(configuration.channelCount) channel(s) at \(configuration.sampleRate) Hz but the front end's"
-                                         + " reference is \(frontEnd.channelCount) channel(s) at \(frontEnd.sampleRate) Hz")
+                                     "the playback renders \(configuration.channelCount) channel(s) at \(configuration.sampleRate) Hz but the"
+                                         + " reference is \(expected.channelCount) channel(s) at \(expected.sampleRate) Hz")
         }
-        let continuous = reference.map(ContinuousReference.init)
-        let made = try SynthesisPlayer(configuration: configuration, reference: continuous)
+        let made = try SynthesisPlayer(configuration: configuration, reference: reference)
         do {
             sinkPlayback = try sink.map {
-                try SinkPlayback(player: made, sink: ReferencingSink(app: $0, reference: continuous), pacing: pacing,
-                                 bufferMilliseconds: bufferMilliseconds)
+                try SinkPlayback(player: made, sink: $0, pacing: pacing, bufferMilliseconds: bufferMilliseconds)
             }
         } catch {
             made.close()
             throw error
         }
         player = made
-        self.continuous = continuous
         // Nothing plays until the first task's audio (a front end starts assuming playback): the player's first
         // setPlaying(true) is then a change, and the AEC rests between answers.
         reference?.setPlaying(false)
@@ -66,7 +68,6 @@ public final class StreamInputTtsPlayback: @unchecked Sendable { // `inputLock` 
     @inline(__always)
     public func render(into buffer: UnsafeMutableBufferPointer<Int16>) {
         player.render(into: buffer)
-        continuous?.completeBuffer(UnsafeBufferPointer(buffer))
     }
 
     /// Stops the sink thread and the player's worker. Any thread but a callback of the player.
@@ -85,6 +86,35 @@ public final class StreamInputTtsPlayback: @unchecked Sendable { // `inputLock` 
             openUtterance = utterance
             sessionOfUtterance[utterance] = sessionId
             sessionOfUtterance = sessionOfUtterance.filter { $0.key > utterance - 8 } // late events of old tasks only
+            spokenOfUtterance = spokenOfUtterance.filter { $0.key > utterance - 8 }
+            spokenOfUtterance[utterance] = SpokenText()
+        }
+    }
+
+
+    /// The open utterance's text and words (the SDK's delivery queue).
+    func updateSpoken(_ change: (inout SpokenText) -> Void) {
+        sessions.withLock {
+            guard let open = openUtterance, spokenOfUtterance[open] != nil else { return }
+            change(&spokenOfUtterance[open]!)
+        }
+    }
+
+    /// Marks the open utterance as interrupted by `decision` (its stop is then reported as an interruption);
+    /// returns it, or nil when nothing plays.
+    func markInterrupted(by decision: BargeInDecision) -> Int? {
+        sessions.withLock {
+            guard let open = openUtterance else { return nil }
+            interruptions[open] = decision
+            return open
+        }
+    }
+
+    /// The barge-in that stopped `utterance`, if one did, with what was heard up to `milliseconds`.
+    func takeInterruption(_ utterance: Int, milliseconds: Int) -> (BargeInDecision, (words: Int, characters: Int, text: String)?)? {
+        sessions.withLock {
+            guard let decision = interruptions.removeValue(forKey: utterance) else { return nil }
+            return (decision, spokenOfUtterance[utterance]?.heard(at: milliseconds))
         }
     }
 
@@ -96,46 +126,4 @@ public final class StreamInputTtsPlayback: @unchecked Sendable { // `inputLock` 
 
     /// The player's worker thread (event handler): `utterance` drained or stopped.
     func ended(_ utterance: Int) { sessions.withLock { if openUtterance == utterance { openUtterance = nil } } }
-}
-
-/// The reference side of the playback: forwards the player's pushes and, for every device buffer the player did
-/// not push (the silence between answers), pushes it too — so the reference is every sample handed to the device,
-/// placed sample for sample against the mic. Pushing only during answers left the reference lagging the mic by the
-/// idle time whenever that was under the front end's resync threshold (200 ms): then the front end found the
-/// reference missing for every frame and cancelled nothing (measured ERLE 0.1 dB).
-///
-/// Render thread only (`pushedThisBuffer` is its state); real-time safe.
-final class ContinuousReference: EchoReferenceSink, @unchecked Sendable {
-    let target: any EchoReferenceSink
-    private var pushedThisBuffer = false
-
-    init(_ target: any EchoReferenceSink) { self.target = target }
-
-    func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult {
-        pushedThisBuffer = true
-        return target.pushReference(samples: samples)
-    }
-
-    func setPlaying(_ isPlaying: Bool) { target.setPlaying(isPlaying) }
-
-    /// After each device buffer: pushes it when the player did not.
-    @inline(__always)
-    func completeBuffer(_ buffer: UnsafeBufferPointer<Int16>) {
-        if !pushedThisBuffer { _ = target.pushReference(samples: buffer) }
-        pushedThisBuffer = false
-    }
-}
-
-/// The app's sink behind ``SinkPlayback``: completes the reference of each buffer, then writes it.
-final class ReferencingSink: PlaybackSink, @unchecked Sendable { // the playback thread only
-    let app: any PlaybackSink
-    let reference: ContinuousReference?
-    init(app: any PlaybackSink, reference: ContinuousReference?) {
-        self.app = app
-        self.reference = reference
-    }
-    func write(_ samples: UnsafeBufferPointer<Int16>) {
-        reference?.completeBuffer(samples)
-        app.write(samples)
-    }
 }

@@ -16,4 +16,9 @@ public enum StreamInputTtsPlaybackEvent: Int32, Sendable, CaseIterable {
     case TTS_PLAYBACK_MIC_REARMED = 104
     /// The audio could not be decoded further; what was decoded before still plays.
     case TTS_PLAYBACK_DECODE_FAILED = 105
+    /// Barge-in (``NeoNuiStreamInputTts/enableBargeIn(_:source:)``): the user talked over the answer, so the SDK
+    /// stopped playback and ended the synthesis task. `position_ms` is where playback stopped (the samples of the
+    /// task handed to the device); ``NeoNuiStreamInputTtsDelegate/onStreamInputTtsInterruptedCallback(_:)``
+    /// follows with the characters and words heard. Comes right after its `TTS_PLAYBACK_STOPPED`.
+    case TTS_PLAYBACK_INTERRUPTED = 106
 }

@@ -20,8 +20,11 @@ import SpeechStreaming
 /// Memory: each queue holds at most a bounded number of events (``SynthesisDelivery/backlogLimit`` for the
 /// delegate, ``ConnectionOptions/eventBufferLimit`` for ``events``); drops are counted in ``statistics``.
 public final class SpeechSynthesisSession: @unchecked Sendable { // immutable references to thread-safe parts
-    /// Every event in order, for one consumer; finishes when the session closes.
-    public let events: AsyncStream<SynthesisEvent>
+    /// Every event in order, for one consumer; finishes when the session closes. Made on the first access
+    /// (events before it are not kept: take it before the task starts; a session whose stream nobody asks for
+    /// keeps no events, no audio), it then holds at most ``ConnectionOptions/eventBufferLimit`` unread events.
+    /// Any thread.
+    public var events: AsyncStream<SynthesisEvent> { delivery.events }
 
     private let engine: SynthesisEngine
     private let delivery: SynthesisDelivery
@@ -38,12 +41,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     /// - Throws: ``SpeechStreamingError/Code/invalidConfiguration`` naming the bad value.
     public init(configuration: SynthesisConfiguration) throws {
         let wire = try SynthesisProtocol(configuration)
-        let limit = configuration.connection.eventBufferLimit
-        let (stream, continuation) = AsyncStream.makeStream(of: SynthesisEvent.self,
-                                                             bufferingPolicy: .bufferingNewest(max(1, limit)))
-        events = stream
-        if limit == 0 { continuation.finish() }
-        delivery = SynthesisDelivery(continuation: limit > 0 ? continuation : nil,
+        delivery = SynthesisDelivery(streamLimit: configuration.connection.eventBufferLimit,
                                      redactor: Redactor(secrets: wire.secrets))
         engine = try SynthesisEngine(wire: wire, delivery: delivery, active: active)
         delivery.attach(self)

@@ -1,4 +1,3 @@
-import Dispatch
 import SpeechStreaming
 import Synchronization
 
@@ -11,17 +10,16 @@ public protocol SpeechSynthesisDelegate: AnyObject, Sendable {
 }
 
 /// Hands events from the network thread to the delegate, the `AsyncStream` and the async waiters, redacted, on a
-/// serial queue. At most ``backlogLimit`` events wait for the delegate: beyond it every event but a task's start
-/// and end is dropped and counted (audio bytes too), so a stuck consumer costs bounded memory.
-final class SynthesisDelivery: @unchecked Sendable { // the continuation is thread safe; the rest under locks or atomic
-    private let queue = DispatchQueue(label: "SpeechSynthesis.events")
-    private let continuation: AsyncStream<SynthesisEvent>.Continuation?
+/// serial queue (SpeechStreaming's `BoundedDelivery`, shared with the recognition session). At most
+/// ``backlogLimit`` events wait for the delegate: beyond it every event but a task's start and end is dropped and
+/// counted (audio bytes too), so a stuck consumer costs bounded memory.
+final class SynthesisDelivery: @unchecked Sendable { // the core is thread safe; the rest under locks or atomic
+    private let core: BoundedDelivery<SynthesisEvent>
     private let redactor: Redactor
-    private let backlog = Atomic<Int>(0)
     /// The task whose events may be delivered: an event of another (a cancelled task's, still in flight) is dropped,
     /// even when it was already queued.
     private let current = Atomic<UInt64>(0)
-    static let backlogLimit = 16_384
+    static var backlogLimit: Int { BoundedDelivery<SynthesisEvent>.backlogLimit }
     let statistics = Locked(SynthesisStatistics())
     private let targets = Locked<Targets>(Targets())
     private let waiters = Locked<[Waiter]>([])
@@ -36,8 +34,9 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
         case completed(CheckedContinuation<SynthesisCompleted, any Error>)
     }
 
-    init(continuation: AsyncStream<SynthesisEvent>.Continuation?, redactor: Redactor) {
-        self.continuation = continuation
+    /// `streamLimit` 0: no stream; else it keeps at most that many unread events (made on first access).
+    init(streamLimit: Int, redactor: Redactor) {
+        core = BoundedDelivery(label: "SpeechSynthesis.events", streamLimit: streamLimit)
         self.redactor = redactor
     }
 
@@ -48,6 +47,9 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
         set { targets.withLock { $0.delegate = newValue } }
     }
 
+    /// The session's event stream (made on first access).
+    var events: AsyncStream<SynthesisEvent> { core.events }
+
     func wait(_ waiter: Waiter) { waiters.withLock { $0.append(waiter) } }
 
     /// Starts a new task generation (a start, a cancel or the close): events of earlier ones are dropped from now on.
@@ -55,22 +57,19 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
 
     /// Queues `event` of task `generation`. Any thread; never blocks on the consumer.
     func deliver(_ event: SynthesisEvent, generation: UInt64) {
-        if !event.isTaskBoundary, backlog.load(ordering: .relaxed) >= Self.backlogLimit {
-            statistics.withLock {
-                $0.eventsDropped += 1
-                if case .audio(let audio) = event { $0.audioBytesDropped += audio.bytes.count }
-            }
-            return
-        }
-        backlog.add(1, ordering: .relaxed)
-        queue.async { [self] in
-            defer { backlog.subtract(1, ordering: .relaxed) }
+        let queued = core.submit(event, isBoundary: event.isTaskBoundary) { [self] event in
             guard generation == current.load(ordering: .sequentiallyConsistent) else { return }
             let event = redact(event)
             let (session, delegate) = targets.withLock { ($0.session, $0.delegate) }
             if let session, let delegate { delegate.synthesisSession(session, didReceive: event) }
-            if case .dropped = continuation?.yield(event) { statistics.withLock { $0.streamEventsDropped += 1 } }
+            if core.stream?.yield(event) == false { statistics.withLock { $0.streamEventsDropped += 1 } }
             resumeWaiters(event)
+        }
+        if !queued {
+            statistics.withLock {
+                $0.eventsDropped += 1
+                if case .audio(let audio) = event { $0.audioBytesDropped += audio.bytes.count }
+            }
         }
     }
 
@@ -99,7 +98,7 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
 
     /// Fails every waiter (the session closed or the task was cancelled), after the events already queued.
     func failWaiters(_ error: SpeechStreamingError) {
-        queue.async { [self] in resumeWaiters(.error(error)) }
+        core.after { [self] in resumeWaiters(.error(error)) }
     }
 
     private func redact(_ event: SynthesisEvent) -> SynthesisEvent {
@@ -122,5 +121,5 @@ final class SynthesisDelivery: @unchecked Sendable { // the continuation is thre
     }
 
     /// Ends the stream after the events already queued.
-    func finish() { queue.async { [continuation] in continuation?.finish() } }
+    func finish() { core.finish() }
 }

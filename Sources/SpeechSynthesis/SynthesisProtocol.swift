@@ -22,23 +22,19 @@ struct SynthesisProtocol: Sendable {
 
     var secrets: [String] { [configuration.apiKey] + Redactor.secrets(inURL: configuration.url) }
 
-    static func header(_ action: String, _ taskId: String) -> [String: Any] {
-        ["action": action, "task_id": taskId, "streaming": "duplex"]
-    }
-
     func runTask(taskId: String) -> String {
-        JSONText.encode(["header": Self.header("run-task", taskId),
+        JSONText.encode(["header": DashScopeProtocol.header("run-task", taskId),
                          "payload": ["model": configuration.parameters.model, "task_group": "audio", "task": "tts",
                                      "function": "SpeechSynthesizer", "input": [String: Any](),
                                      "parameters": configuration.parameters.jsonObject] as [String: Any]])
     }
 
     static func continueTask(taskId: String, text: String) -> String {
-        JSONText.encode(["header": header("continue-task", taskId), "payload": ["input": ["text": text]]])
+        JSONText.encode(["header": DashScopeProtocol.header("continue-task", taskId), "payload": ["input": ["text": text]]])
     }
 
     static func finishTask(taskId: String) -> String {
-        JSONText.encode(["header": header("finish-task", taskId), "payload": ["input": [String: Any]()]])
+        JSONText.encode(["header": DashScopeProtocol.header("finish-task", taskId), "payload": ["input": [String: Any]()]])
     }
 
     /// A server text message reduced to what the session acts on.

@@ -3,13 +3,17 @@ import Foundation
 import SpeechStreaming
 import Synchronization
 
-/// The bridge between the two halves: on the front end's drain thread it sends each processed chunk (PCM) or
-/// Ogg page (Opus) to the streaming client and, after the front end's last event, ends the client's audio; it
-/// hands every event of both halves to the session's event thread. Never runs on an audio thread.
+/// The bridge between the two halves. **Audio** goes on the front end's processing thread (its
+/// ``AudioFrontEnd/FrontEndAudioSink``), straight into the streaming client's lock-free queue: PCM chunks, or
+/// Opus packets with their durations (the client muxes the Ogg stream); no drain thread, no allocation, no
+/// lock. **Events** of both halves go, from the front end's drain thread and the client's delivery queue, to the
+/// session's event thread; after the front end's last event the client's audio ends.
 ///
-/// On a ``RecognitionEngine`` (shared mode) the engine's ``DialogRouter`` hands it the events through
-/// ``take(_:opusStart:outputEnd:)`` and it keeps to the dialog's ``DialogWindow``.
-final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex
+/// On a ``RecognitionEngine`` (shared mode) the engine's ``DialogRouter`` hands it the audio through
+/// ``takeProcessed(_:position:)`` / ``takePacket(_:start48k:advance48k:)`` (processing thread, clipped to the
+/// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)``, kept to
+/// the dialog's ``DialogWindow``.
+final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex, rt on the processing thread
     private let session: SpeechStreamingSession
     private let window = Mutex<DialogWindow?>(nil)
     private let pump: EventPump
@@ -17,6 +21,8 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
     private let format: AudioFormat
     private let policy: RecognitionConfiguration.QueueFullPolicy
     private let reportsAudio: Bool
+    /// The dialog's bounds as the processing thread reads them (shared mode).
+    let rt = RealTimeWindow()
 
     init(session: SpeechStreamingSession, pump: EventPump, shared: SharedState, configuration: RecognitionConfiguration) {
         self.session = session
@@ -30,13 +36,9 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
     /// The front end's drain thread.
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         switch event {
-        case .audio(let chunk):
-            if format == .pcm { chunk.samples.withUnsafeBytes { send($0) } }
-            if !reportsAudio { return }
-        case .oggPage(let page):
-            if format == .opus { page.withUnsafeBytes { send($0) } }
-            return
-        case .opusPacket:
+        case .audio:
+            if !reportsAudio { return } // the samples went to the client on the processing thread
+        case .oggPage, .opusPacket:
             return
         case .finished:
             pump.post(.frontEnd(event)) // before the stop, so the summary has it before completion can arrive
@@ -81,6 +83,7 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         opened.micBytesAtStart = micBytes
         if format == .opus { opened.preSkip = Self.opusPreSkip(rate: outputRate) }
         window.withLock { $0 = opened }
+        rt.open(start: start, start48k: opened.to48k(start), preSkip: opened.preSkip)
     }
 
     /// Takes one event of the engine's front end (drain thread). Returns false when it is outside the
@@ -89,6 +92,14 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         window.withLock { window -> Bool in
             guard var current = window else { return false }
             if current.stopped { // the audio ended; the drop counts still belong to the dialog until it ends
+                if case .audio(let chunk) = event { // produced (and, in PCM, sent) before the end, its event after
+                    guard let clipped = current.clip(chunk, before: format == .pcm ? rt.sentEnd.load(ordering: .acquiring) : .max)
+                    else { return false }
+                    current.taken += clipped.samples.count
+                    window = current
+                    if reportsAudio { pump.post(.frontEnd(.audio(clipped))) }
+                    return true
+                }
                 guard case .drops = event else { return false }
                 pump.post(.frontEnd(event))
                 return true
@@ -98,14 +109,12 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
             case .audio(let chunk):
                 guard let clipped = current.clip(chunk) else { return false }
                 current.taken += clipped.samples.count
-                if format == .pcm {
-                    clipped.samples.withUnsafeBytes { send($0) }
-                    if let stop = current.stop, outputEnd >= stop { endAudio(&current) }
-                }
+                // The samples went to the client on the processing thread (its last ones with the end mark).
+                if format == .pcm, let stop = current.stop, outputEnd >= stop { endAudio(&current) }
                 if reportsAudio { pump.post(.frontEnd(.audio(clipped))) }
                 return true
             case .opusPacket(let packet):
-                return format == .opus && write(packet, at: opusStart, &current)
+                return format == .opus && track(packet, at: opusStart, &current)
             case .oggPage, .finished:
                 return false
             default:
@@ -115,28 +124,18 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         }
     }
 
-    private func write(_ packet: OpusPacket, at start48k: Int, _ current: inout DialogWindow) -> Bool {
+    /// Follows the packets the processing thread sent (``takePacket(_:start48k:advance48k:)``) to end the
+    /// dialog's events with its audio.
+    private func track(_ packet: OpusPacket, at start48k: Int, _ current: inout DialogWindow) -> Bool {
         guard start48k >= current.to48k(current.start) else { return false }
-        if current.writer == nil {
-            current.writer = try? OggOpusWriter(channelCount: 1, inputSampleRate: current.outputRate,
-                                                preSkip: current.preSkip) { [self] page in send(page) }
-        }
         let end48k = start48k + packet.durationSamples48k
         current.packetEnd48k = end48k
-        let isLast = current.stop.map { end48k >= current.to48k($0) } ?? false
-        _ = packet.bytes.withUnsafeBufferPointer { bytes in
-            if isLast, let stop = current.stop {
-                current.writer?.finish(lastPacket: bytes, inputSampleCount: stop - current.start)
-            } else {
-                current.writer?.write(packet: bytes)
-            }
-        }
-        if isLast { endAudio(&current) }
+        if let stop = current.stop, end48k >= current.to48k(stop) { endAudio(&current) }
         return true
     }
 
     /// The pre-skip an Ogg header records for the front end's encoder at `rate` (its lookahead, 48 kHz).
-    private static func opusPreSkip(rate: Int) -> Int {
+    static func opusPreSkip(rate: Int) -> Int {
         var configuration = Opus.Encoder.Configuration()
         configuration.sampleRate = rate
         return (try? Opus.Encoder(configuration: configuration).preSkip) ?? 312
@@ -148,6 +147,7 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
         window.withLock { window in
             guard var current = window, current.stop == nil else { return }
             current.stop = max(stop, current.start)
+            rt.close(at: current.stop!, stop48k: current.to48k(current.stop!))
             current.micBytesAtStop = micBytes
             current.micPushesAtStop = micPushes
             current.stopAskedAt = .now
@@ -162,6 +162,18 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
     func totals(micBytesNow: Int) -> (micBytes: Int, outputSamples: Int)? {
         window.withLock { window in
             window.map { (($0.micBytesAtStop ?? micBytesNow) - $0.micBytesAtStart, $0.taken) }
+        }
+    }
+
+    /// Whether PCM the processing thread sent for the dialog has not come back as its audio events yet (the
+    /// drain lags the socket): the dialog's completion waits for them, so its summary and its audio callbacks are
+    /// whole. Any thread.
+    func audioPending() -> Bool {
+        guard format == .pcm else { return false }
+        return window.withLock { window in
+            guard let current = window else { return false }
+            let sent = rt.sentEnd.load(ordering: .acquiring)
+            return sent > current.start && current.start + current.taken < sent
         }
     }
 
@@ -180,17 +192,59 @@ final class AudioForwarder: FrontEndDelegate, SpeechStreamingDelegate, @unchecke
 
     private func endAudio(_ current: inout DialogWindow) {
         current.stopped = true
-        current.writer = nil
+        rt.ended.store(true, ordering: .releasing)
         session.stop() // what was sent goes out, then finish-task / StopTranscription
     }
 
-    private func send(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count > 0 else { return }
-        var result = session.send(audio: bytes)
+    // MARK: Audio (processing thread)
+
+    /// Core mode: every processed chunk goes to the client. Processing thread; real-time safe.
+    func frontEnd(processed samples: UnsafeBufferPointer<Int16>, position: Int) {
+        if format == .pcm { sendPCM(UnsafeRawBufferPointer(samples), endsAudio: false) }
+    }
+
+    /// Core mode: every packet goes to the client (the last one ends the Ogg stream, trimmed to the input). The audio ends at the
+    /// front end's `.finished` event (drain thread), posted first so the summary has it before completion can come.
+    func frontEnd(encoded packet: UnsafeRawBufferPointer, granuleAdvance48k: Int, isLast: Bool) {
+        if format == .opus { sendPacket(packet, advance48k: granuleAdvance48k, endsStream: isLast, endsAudio: false) }
+    }
+
+    /// Shared mode: the part of a processed chunk inside the dialog; the chunk that reaches the finish position
+    /// ends the audio. Processing thread; real-time safe.
+    func takeProcessed(_ samples: UnsafeBufferPointer<Int16>, position: Int) -> Bool {
+        guard format == .pcm, let (from, to, ends) = rt.clip(position: position, count: samples.count) else { return false }
+        let slice = UnsafeBufferPointer(rebasing: samples[(from - position)..<(to - position)])
+        sendPCM(UnsafeRawBufferPointer(slice), endsAudio: ends)
+        return true
+    }
+
+    /// Shared mode: a packet starting at `start48k` of the engine's stream, when inside the dialog; the one that
+    /// reaches the finish position ends the audio, trimmed to it. Processing thread; real-time safe.
+    func takePacket(_ packet: UnsafeRawBufferPointer, start48k: Int, advance48k: Int) -> Bool {
+        guard format == .opus, let (advance, ends) = rt.admit(packetAt: start48k, duration: advance48k) else { return false }
+        sendPacket(packet, advance48k: advance, endsStream: ends, endsAudio: ends)
+        return true
+    }
+
+    private func sendPCM(_ bytes: UnsafeRawBufferPointer, endsAudio: Bool) {
+        guard bytes.count > 0 || endsAudio else { return }
+        deliver(bytes.count) { session.enqueue(pcm: bytes, endsAudio: endsAudio) }
+    }
+
+    private func sendPacket(_ packet: UnsafeRawBufferPointer, advance48k: Int, endsStream: Bool, endsAudio: Bool) {
+        deliver(packet.count) {
+            session.enqueue(opusPacket: packet, durationSamples48k: advance48k, endsStream: endsStream, endsAudio: endsAudio)
+        }
+    }
+
+    /// Sends with the queue-full policy: `.wait` retries (blocking the processing thread: for files pushed
+    /// faster than real time), `.drop` counts the bytes in ``RecognitionDrops/audioBytesNotSent``.
+    private func deliver(_ count: Int, _ send: () -> AudioSendResult) {
+        var result = send()
         while result == .queueFull && policy == .wait && shared.state != .ended {
             usleep(2000)
-            result = session.send(audio: bytes)
+            result = send()
         }
-        if result != .accepted { shared.audioBytesNotSent.add(bytes.count, ordering: .relaxed) }
+        if result != .accepted { shared.audioBytesNotSent.add(count, ordering: .relaxed) }
     }
 }

@@ -1,12 +1,19 @@
 import AudioFrontEnd
 import SpeechStreaming
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A ``RecognitionEngine``'s delegate for its front end and its streaming clients: hands each event to the
 /// running dialog's ``AudioForwarder``, or discards and counts it when no dialog runs. Keeps the stream's
 /// clocks a dialog needs (where the output and the Opus packets are). Front-end drain thread and the streaming
-/// client's delivery queue; never an audio thread.
-final class DialogRouter: FrontEndDelegate, SpeechStreamingDelegate, @unchecked Sendable { // state under mutexes/atomics
+/// client's delivery queue for events. As the front end's ``AudioFrontEnd/FrontEndAudioSink`` it also hands the
+/// running dialog its audio on the processing thread, lock-free: the dialog is published in an atomic, and
+/// ``detach(_:)`` waits until the processing thread is no longer inside it before the dialog may be released.
+final class DialogRouter: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // state under mutexes/atomics; rtOpusPosition processing thread only
     private let current = Mutex<AudioForwarder?>(nil)
     private let counts = Mutex(BetweenDialogCounts())
     /// The front end's latest drop counts (cumulative over the engine's life).
@@ -16,17 +23,52 @@ final class DialogRouter: FrontEndDelegate, SpeechStreamingDelegate, @unchecked 
     let outputEnd = Atomic<Int>(0)
     /// Start of the next Opus packet, 48 kHz samples (drain thread only).
     private var opusPosition = 0
+    /// The attached forwarder for the processing thread (`Unmanaged` bits, 0: none); `current` keeps it alive.
+    private let rtTarget = Atomic<UInt>(0)
+    /// Odd while the processing thread uses `rtTarget`'s forwarder.
+    private let rtInside = Atomic<Int>(0)
+    /// Start of the next Opus packet, 48 kHz samples (processing thread only).
+    private var rtOpusPosition = 0
 
     init(outputRate: Int) {
         self.outputRate = outputRate
     }
 
     /// Makes `forwarder` the dialog that takes the output. Control thread.
-    func attach(_ forwarder: AudioForwarder) { current.withLock { $0 = forwarder } }
+    func attach(_ forwarder: AudioForwarder) {
+        current.withLock { $0 = forwarder }
+        rtTarget.store(UInt(bitPattern: Unmanaged.passUnretained(forwarder).toOpaque()), ordering: .sequentiallyConsistent)
+    }
 
-    /// Stops routing to `forwarder` if it is the current dialog. Any thread.
+    /// Stops routing to `forwarder` if it is the current dialog; returns once the processing thread no longer
+    /// uses it. Any thread but the processing thread.
     func detach(_ forwarder: AudioForwarder) {
+        let bits = UInt(bitPattern: Unmanaged.passUnretained(forwarder).toOpaque())
+        _ = rtTarget.compareExchange(expected: bits, desired: 0, ordering: .sequentiallyConsistent)
+        let inside = rtInside.load(ordering: .sequentiallyConsistent)
+        if inside & 1 == 1 { while rtInside.load(ordering: .sequentiallyConsistent) == inside { sched_yield() } }
         current.withLock { if $0 === forwarder { $0 = nil } }
+    }
+
+    // MARK: Audio (processing thread)
+
+    func frontEnd(processed samples: UnsafeBufferPointer<Int16>, position: Int) {
+        withTarget { _ = $0.takeProcessed(samples, position: position) }
+    }
+
+    func frontEnd(encoded packet: UnsafeRawBufferPointer, granuleAdvance48k: Int, isLast: Bool) {
+        let start = rtOpusPosition
+        rtOpusPosition += granuleAdvance48k
+        withTarget { _ = $0.takePacket(packet, start48k: start, advance48k: granuleAdvance48k) }
+    }
+
+    /// Runs `body` on the attached forwarder, if any, marked as inside for ``detach(_:)``. Real-time safe.
+    private func withTarget(_ body: (AudioForwarder) -> Void) {
+        rtInside.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { rtInside.wrappingAdd(1, ordering: .sequentiallyConsistent) }
+        let bits = rtTarget.load(ordering: .sequentiallyConsistent)
+        guard bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return }
+        Unmanaged<AudioForwarder>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     var betweenDialogs: BetweenDialogCounts { counts.withLock { $0 } }

@@ -21,7 +21,14 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         var frontEndDrops: @Sendable (DropCounts) -> DropCounts? = { _ in nil }
         /// A dialog on an engine: its audio totals (nil for a standalone dialog).
         var dialogAudio: @Sendable () -> DialogAudioTotals? = { nil }
+        /// A dialog on an engine: whether audio the processing thread sent for it has not reached its events yet
+        /// (the drain lags). Its completion waits for that audio (at most ``completionWait``).
+        var audioPending: @Sendable () -> Bool = { false }
     }
+
+    /// How long a dialog's completion may wait for the audio events of what it sent: the drain delivers them,
+    /// the service's completion may come first (loopback, a loaded machine).
+    static let completionWait = Duration.seconds(1)
 
     private let shared: SharedState
     private let hooks: Hooks
@@ -46,6 +53,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private var lastPushCount = 0
     private var lastPushTime = Duration.zero
     private var silenceReported = false
+    /// The service's completion, held until the dialog's audio events are in (see ``Hooks/audioPending``).
+    private var pendingCompletion: (rawJSON: String?, since: ContinuousClock.Instant)?
 
     init(shared: SharedState, hooks: Hooks, clock: any RecognitionClock, configuration: RecognitionConfiguration) {
         self.shared = shared
@@ -59,6 +68,11 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
+        if let pending = pendingCompletion, !hooks.audioPending() || ContinuousClock.now - pending.since >= Self.completionWait {
+            pendingCompletion = nil
+            complete(rawJSON: pending.rawJSON)
+            return true
+        }
         hooks.poll()
         reportDrops()
         checkMicSilence()
@@ -126,7 +140,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             deliver(.drops(drops))
         case .finished(let summary):
             frontEndSummary = summary
-        case .opusPacket, .oggPage:
+        case .opusPacket, .oggPage, .bargeIn:
             break
         }
     }
@@ -149,11 +163,16 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
         case .completed(let completed):
-            reportDrops()
-            end(with: .completed(summary(.finished, rawJSON: completed.rawJSON)))
+            if hooks.audioPending() { pendingCompletion = (completed.rawJSON, ContinuousClock.now); return } // wall time: a test clock may stand still
+            complete(rawJSON: completed.rawJSON)
         case .error(let error):
             end(with: .error(.service(error)))
         }
+    }
+
+    private func complete(rawJSON: String?) {
+        reportDrops()
+        end(with: .completed(summary(.finished, rawJSON: rawJSON)))
     }
 
     private func checkMicSilence() {

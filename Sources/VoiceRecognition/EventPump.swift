@@ -20,6 +20,9 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
     private var queue: [Message] = []
     private var stopping = false
     private var threadId: pthread_t?
+    private var started = false
+    /// Signalled when the thread has returned (``waitUntilEnded(timeout:)``).
+    private let ended = DispatchSemaphore(value: 0)
     private let pollInterval: TimeInterval
 
     init(pollInterval: TimeInterval = 0.05) {
@@ -29,7 +32,9 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
     /// Starts the thread; `handle` receives each batch of messages (possibly empty, on a poll) and returns
     /// true when the session has ended (the thread then ends too).
     func start(name: String, handle: @escaping @Sendable ([Message]) -> Bool) {
+        condition.withLock { started = true }
         let thread = Thread { [self] in
+            defer { ended.signal() } // after `handle` and what it held are gone
             condition.withLock { threadId = pthread_self() }
             while true {
                 condition.lock()
@@ -64,6 +69,17 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
             stopping = true
             condition.signal()
         }
+    }
+
+    /// Waits until the thread has returned (it returns after the session's last event or ``stop()``), at most
+    /// `timeout` seconds; returns at once on the thread itself or when it never started. Returns false on timeout.
+    /// Any other thread.
+    @discardableResult
+    func waitUntilEnded(timeout: TimeInterval) -> Bool {
+        guard condition.withLock({ started }), !isPumpThread else { return true }
+        guard ended.wait(timeout: .now() + timeout) == .success else { return false }
+        ended.signal() // for any other waiter
+        return true
     }
 
     /// Whether the caller is the pump thread.

@@ -21,9 +21,8 @@ public struct RecognitionConfiguration: Sendable, Equatable {
         /// Drop the chunk and count it in ``RecognitionDrops/audioBytesNotSent`` (live audio: never hold the
         /// front end back). Default.
         case drop
-        /// Hold the front end's drain thread until the queue has room; the front end then refuses mic pushes
-        /// (``AudioFrontEnd/PushStatus/bufferFull``) and the caller pushes again later. For files streamed as
-        /// fast as the service accepts.
+        /// Hold the processing thread (the mic push that completed the frame) until the queue has room: the
+        /// push blocks, backpressure for files streamed as fast as the service accepts. Never for a live mic.
         case wait
     }
 
@@ -77,7 +76,9 @@ public struct RecognitionConfiguration: Sendable, Equatable {
             var encoder = opus
             encoder.sampleRate = sampleRate
             resolved.outputRate = nil
-            resolved.encoding = FrontEndConfiguration.Encoding(opus: encoder, ogg: OggOpusWriter.Configuration())
+            // Packets only: the streaming client muxes the Ogg stream (one muxer, OggMux) from the packets the
+            // front end's audio sink hands it on the processing thread.
+            resolved.encoding = FrontEndConfiguration.Encoding(opus: encoder, ogg: nil)
         }
         return resolved
     }

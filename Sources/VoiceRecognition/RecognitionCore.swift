@@ -6,9 +6,9 @@ import SpeechStreaming
 /// ``RecognitionSession`` (async/await) and the NUI facade are thin layers over it.
 ///
 /// One core runs one dialog: create → set ``eventHandler`` → ``start()`` → push audio → ``finish()`` or
-/// ``cancel(force:)``; then make a new core for the next dialog. Made with ``init(configuration:clock:)`` the
+/// ``cancel(force:)``; then make a new core for the next dialog. Made with ``init(configuration:)`` the
 /// core has its own front end and connection, which end with the dialog. Made on a ``RecognitionEngine``
-/// (``init(engine:service:clock:)``) it uses the engine's running front end and kept connection, which outlive
+/// (``init(engine:service:)``) it uses the engine's running front end and kept connection, which outlive
 /// it: its pushes go to the engine (taken before and after the dialog too), its audio is the engine's output
 /// between its start and its finish, and its end leaves the connection open for the next dialog where the
 /// protocol allows it.
@@ -24,7 +24,9 @@ import SpeechStreaming
 ///
 /// Threads: the handler is called on the core's own event thread, one event at a time, in order, never while
 /// the core holds a lock; from the handler you may call any method of the core (push, finish, cancel) without
-/// deadlock. Audio is forwarded from the front end's drain thread, never from the pushing threads. Pushes are
+/// deadlock. Audio goes to the streaming client on the processing thread (the mic push), straight into its
+/// lock-free ring, with no allocation and no lock (``AudioFrontEnd/FrontEndAudioSink``); events go through the
+/// front end's drain thread. Pushes are
 /// real-time safe; the other calls are for a control thread (or the handler).
 public final class RecognitionCore: @unchecked Sendable { // immutable references to thread-safe parts
     public let configuration: RecognitionConfiguration
@@ -38,9 +40,13 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     private let clock: any RecognitionClock
 
     /// Creates the front end and the streaming client (no connection yet). Control thread; allocates.
-    /// - Parameter clock: the clock of the mic-silence watchdog and the timings (inject one in tests).
     /// - Throws: ``RecognitionError`` naming the first bad value.
-    public init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
+    public convenience init(configuration: RecognitionConfiguration) throws {
+        try self.init(configuration: configuration, clock: SystemRecognitionClock())
+    }
+
+    /// ``init(configuration:)`` with `clock` for the mic-silence watchdog and the timings (tests).
+    @_spi(Testing) public init(configuration: RecognitionConfiguration, clock: any RecognitionClock) throws {
         self.configuration = configuration
         self.clock = clock
         engine = nil
@@ -61,6 +67,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             close: { session.close() },
             poll: {}), clock: clock, configuration: configuration)
         frontEnd.delegate = forwarder
+        frontEnd.audioSink = forwarder // audio to the client on the processing thread (issue 13 part 2)
         session.delegate = forwarder
     }
 
@@ -69,8 +76,13 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// ``start()``; one dialog at a time runs on an engine. Control thread; allocates.
     /// - Throws: ``RecognitionError`` naming the first bad value, or ``RecognitionError/invalidState(_:)`` when
     ///   the engine is closed.
-    public init(engine: RecognitionEngine, service: RecognitionConfiguration.Service? = nil,
-                clock: any RecognitionClock = SystemRecognitionClock()) throws {
+    public convenience init(engine: RecognitionEngine, service: RecognitionConfiguration.Service? = nil) throws {
+        try self.init(engine: engine, service: service, clock: SystemRecognitionClock())
+    }
+
+    /// ``init(engine:service:)`` with `clock` for the mic-silence watchdog and the timings (tests).
+    @_spi(Testing) public init(engine: RecognitionEngine, service: RecognitionConfiguration.Service?,
+                               clock: any RecognitionClock) throws {
         var configuration = engine.configuration
         if let service { configuration.service = service }
         self.configuration = configuration
@@ -81,19 +93,27 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         let forwarder = AudioForwarder(session: session, pump: pump, shared: shared, configuration: configuration)
         self.forwarder = forwarder
         let (session, shared, router) = (session, shared, engine.router)
+        // The hooks hold the engine weakly: the event thread may outlive the core by a batch, and must not keep the
+        // engine (and its front end) alive after its owner let it go (nui_release).
+        let micChannels = engine.frontEnd.configuration.mic.channelCount
         processor = EventProcessor(shared: shared, hooks: EventProcessor.Hooks(
-            micPushes: { engine.micPushes.load(ordering: .relaxed) },
+            micPushes: { [weak engine] in engine?.micPushes.load(ordering: .relaxed) ?? 0 },
             statistics: { session.statistics.since(shared.statisticsBase.withLock { $0 }) },
             release: { router.detach(forwarder) },
             close: {},
-            poll: { forwarder.stopIfOverdue(micPushes: engine.micPushes.load(ordering: .relaxed)) },
-            frontEndDrops: { _ in shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, engine) },
-            dialogAudio: {
-                forwarder.totals(micBytesNow: engine.micBytes.load(ordering: .relaxed)).map {
-                    DialogAudioTotals(micSamples: $0.micBytes / (2 * engine.frontEnd.configuration.mic.channelCount),
-                                      outputSamples: $0.outputSamples)
+            poll: { [weak engine] in
+                if let engine { forwarder.stopIfOverdue(micPushes: engine.micPushes.load(ordering: .relaxed)) }
+            },
+            frontEndDrops: { [weak engine] _ in
+                engine.map { shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, $0) }
+            },
+            dialogAudio: { [weak engine] in
+                guard let engine else { return nil }
+                return forwarder.totals(micBytesNow: engine.micBytes.load(ordering: .relaxed)).map {
+                    DialogAudioTotals(micSamples: $0.micBytes / (2 * micChannels), outputSamples: $0.outputSamples)
                 }
-            }),
+            },
+            audioPending: { forwarder.audioPending() }),
             clock: clock, configuration: configuration)
     }
 
@@ -136,12 +156,14 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
                                               referenceRefusedBytes: engine.referenceRefusedBytes.load(ordering: .relaxed))
                 }
                 engine.router.attach(forwarder) // before the start: the task's first event may come at once
-                try session.start()
+                try session.start(opusHeader: OpusStreamHeader(preSkip: AudioForwarder.opusPreSkip(rate: engine.router.outputRate),
+                                                               inputSampleRate: engine.router.outputRate))
                 forwarder.begin(at: engine.micOutputPosition, outputRate: engine.router.outputRate,
                                 micBytes: engine.micBytes.load(ordering: .relaxed))
             } else {
                 try frontEnd.start()
-                try session.start()
+                try session.start(opusHeader: OpusStreamHeader(preSkip: frontEnd.opusPreSkip,
+                                                               inputSampleRate: frontEnd.configuration.processingRate))
             }
         } catch {
             let failure = (error as? SpeechStreamingError).map(RecognitionError.service)
@@ -243,8 +265,23 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         pump.start(name: "VoiceRecognition.events") { processor.handle($0) }
     }
 
+    /// Waits until the core's event thread has returned (after the last event, ``RecognitionEvent/isTerminal``),
+    /// so nothing it held (the handler's captures, the core itself) outlives this call; at most `timeout` seconds.
+    /// Returns at once from the event thread itself or when the core never started. Returns false on timeout.
+    /// Control thread.
+    package func waitUntilEventThreadEnded(timeout: Double = 5) -> Bool { pump.waitUntilEnded(timeout: timeout) }
+
+    /// The streaming client this dialog sends to (package access: the real-time path's tests).
+    package var streamingSession: SpeechStreamingSession { session }
+
     /// The streaming client's counters. Any thread.
     public var statistics: SessionStatistics { session.statistics.since(shared.statisticsBase.withLock { $0 }) }
+
+    /// The mic format pushes are in (rate, channels). Any thread.
+    public var micFormat: FrontEndConfiguration.InputFormat { frontEnd.configuration.mic }
+
+    /// Whether ``start()`` or a cancel has been called. Any thread.
+    var hasStarted: Bool { shared.state != .created }
 
     /// Whether the session runs (started, not yet ended). Any thread.
     public var isRunning: Bool { [.running, .finishing].contains(shared.state) }

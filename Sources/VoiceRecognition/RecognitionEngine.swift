@@ -3,7 +3,7 @@ import SpeechStreaming
 import Synchronization
 
 /// The session-scoped half of recognition: one running ``AudioFrontEnd/FrontEnd`` and one kept streaming
-/// connection that outlive dialogs. Dialogs (``RecognitionCore/init(engine:service:clock:)``) start and stop
+/// connection that outlive dialogs. Dialogs (``RecognitionCore/init(engine:service:)``) start and stop
 /// recognition on it, one at a time; the echo canceller, the delay and drift estimates and the VAD's noise
 /// estimates carry over from one dialog to the next.
 ///
@@ -45,8 +45,7 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     /// - Throws: ``RecognitionError`` naming the first bad value.
     public init(configuration: RecognitionConfiguration) throws {
         self.configuration = configuration
-        var frontEndConfiguration = try configuration.resolvedFrontEnd()
-        frontEndConfiguration.encoding?.ogg = nil // each dialog muxes its own Ogg stream from the packets
+        let frontEndConfiguration = try configuration.resolvedFrontEnd() // packets only: each dialog's client muxes
         do {
             frontEnd = try FrontEnd(configuration: frontEndConfiguration)
         } catch let error as AudioFrontEndError {
@@ -54,6 +53,7 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
         }
         router = DialogRouter(outputRate: frontEndConfiguration.effectiveOutputRate)
         frontEnd.delegate = router
+        frontEnd.audioSink = router // the processing thread hands the running dialog's client its audio
         do { try frontEnd.start() } catch let error as AudioFrontEndError {
             throw RecognitionError.frontEnd(error)
         }
@@ -62,10 +62,13 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     deinit { close() }
 
     /// Ends the front end and closes the connection for good. A running dialog should end first (its
-    /// connection goes away under it). Control thread; idempotent.
+    /// connection goes away under it). Returns once the front end's drain thread has ended (at once when called
+    /// from one of its callbacks), so the front end goes with the engine's last reference. Control thread;
+    /// idempotent.
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         frontEnd.cancel()
+        frontEnd.waitUntilDrained()
         link.withLock { $0 }?.session.close()
         link.withLock { $0 = nil }
     }

@@ -3,69 +3,96 @@ import SpeechStreaming
 import Synchronization
 
 /// Speech recognition of a device's microphone for new Swift code, in the spirit of Apple's `SpeechAnalyzer`:
-/// configure with typed values, `try await start()`, push audio, read ``events``, `try await finish()`.
+/// configure with typed values, read the sequence you need, `try await start()`, push audio (real-time calls,
+/// or an `AsyncSequence` of buffers, or a file), `try await finish()` for the summary.
 ///
 /// ```swift
 /// let session = try RecognitionSession(configuration: RecognitionConfiguration(
 ///     service: .dashScope(DashScopeConfiguration(apiKey: key))))
-/// Task { for await event in session.events { if case .finalResult(let r) = event { print(r.text) } } }
+/// Task { for await result in session.results { if case .final(let r) = result { print(r.text) } } }
 /// try await session.start()                          // connected, task started
 /// // audio thread:    _ = session.pushMic(bytes: buffer)           // real-time safe
 /// // playback thread: _ = session.pushReference(bytes: played)
 /// let summary = try await session.finish()           // after the final result
+/// // or, for audio that is not a live mic: let summary = try await session.analyzeSequence(buffers)
 /// ```
+///
+/// Output comes as separate bounded sequences, each for one consumer and each ending when the session ends:
+/// ``results`` (what the service recognized), ``speechActivity`` (on-device VAD, mic silence),
+/// ``processedAudio`` (the echo-cancelled audio, NUI's `EVENT_AEC_DATA`) and ``telemetry`` (levels, echo
+/// telemetry, drops, reconnections). They exist from the session's creation, so a reader started after
+/// ``start()`` misses nothing; each keeps its newest unread elements up to a bound (``bufferLimits``), so a
+/// sequence nobody reads costs bounded memory; what a sequence that was asked for drops is counted in the
+/// summary's ``RecognitionDrops/eventsDropped`` (one never asked for drops uncounted: nobody lost anything). ``events`` has everything in one sequence (as before), made only when
+/// asked for. All sequences are fed on the core's event thread in one order (see ``RecognitionCore``).
 ///
 /// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog;
 /// to keep the echo canceller converged and the connection open across dialogs, create a ``RecognitionEngine``
-/// once and a session on it per dialog (``init(engine:service:clock:)``), pushing audio to the engine.
+/// once and a session on it per dialog (``init(engine:service:)``), pushing audio to the engine.
 public final class RecognitionSession: Sendable {
-    /// Every event in order, for one consumer; it ends after ``RecognitionEvent/completed(_:)`` or
-    /// ``RecognitionEvent/error(_:)``. At most ``eventBufferLimit`` unread events wait (the newest; the summary's
-    /// ``RecognitionDrops/eventsDropped`` counts the others), so a sequence nobody reads costs bounded memory.
-    public let events: AsyncStream<RecognitionEvent>
+    /// Every event in order, for one consumer, ending after ``RecognitionEvent/completed(_:)`` or
+    /// ``RecognitionEvent/error(_:)``. Made on first access: events before it are not kept (take it before
+    /// ``start()``). Holds at most ``eventBufferLimit`` unread events (the newest; the summary's
+    /// ``RecognitionDrops/eventsDropped`` counts the others). Any thread.
+    public var events: AsyncStream<RecognitionEvent> { outputs.events.stream }
+    /// What the service recognized (sentence starts, partials, finals, translations). Ends with the session;
+    /// its outcome (the summary or the error) is what ``finish()`` returns or throws.
+    public var results: AsyncStream<TranscriptionResult> { outputs.results.stream }
+    /// Speech start and end found by the on-device VAD, and mic silence.
+    public var speechActivity: AsyncStream<SpeechActivity> { outputs.speechActivity.stream }
+    /// The processed (echo-cancelled) audio at the front end's output rate (empty with
+    /// ``RecognitionConfiguration/reportsAudio`` false).
+    public var processedAudio: AsyncStream<AudioChunk> { outputs.processedAudio.stream }
+    /// Levels, echo telemetry, drop counts and reconnections.
+    public var telemetry: AsyncStream<RecognitionTelemetry> { outputs.telemetry.stream }
     /// The callback core, for what the async API does not cover.
     public let core: RecognitionCore
     /// Most unread events ``events`` holds.
     public static let eventBufferLimit = 16_384
+    /// Most unread elements of ``results``, ``speechActivity``, ``processedAudio`` (10 ms chunks) and
+    /// ``telemetry``.
+    public static let bufferLimits = (results: 4096, speechActivity: 1024, processedAudio: 500, telemetry: 1024)
+    private let outputs: RecognitionOutputs
     private let started = OneShot<TaskStarted>()
     private let ended = OneShot<RecognitionSummary>()
 
     /// Creates the front end and the streaming client; connects nothing yet. Not real-time safe.
     /// - Throws: ``RecognitionError`` naming the first bad value.
-    public convenience init(configuration: RecognitionConfiguration, clock: any RecognitionClock = SystemRecognitionClock()) throws {
-        self.init(core: try RecognitionCore(configuration: configuration, clock: clock))
+    public convenience init(configuration: RecognitionConfiguration) throws {
+        self.init(core: try RecognitionCore(configuration: configuration))
     }
 
-    /// A dialog on `engine` (see ``RecognitionCore/init(engine:service:clock:)``): the engine's running front
+    /// A dialog on `engine` (see ``RecognitionCore/init(engine:service:)``): the engine's running front
     /// end and kept connection, which outlive the session; a new session for each dialog. Not real-time safe.
-    public convenience init(engine: RecognitionEngine, service: RecognitionConfiguration.Service? = nil,
-                            clock: any RecognitionClock = SystemRecognitionClock()) throws {
-        self.init(core: try RecognitionCore(engine: engine, service: service, clock: clock))
+    public convenience init(engine: RecognitionEngine, service: RecognitionConfiguration.Service? = nil) throws {
+        self.init(core: try RecognitionCore(engine: engine, service: service))
     }
 
-    private init(core: RecognitionCore) {
+    /// A session on `core` (tests inject a core with a manual clock through it).
+    @_spi(Testing) public init(core: RecognitionCore) {
         self.core = core
-        let (stream, continuation) = AsyncStream.makeStream(of: RecognitionEvent.self,
-                                                             bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
-        events = stream
-        let dropped = Atomic<Int>(0)
+        let limits = Self.bufferLimits
+        let outputs = RecognitionOutputs(limits: RecognitionOutputs.Limits(
+            events: Self.eventBufferLimit, results: limits.results, speechActivity: limits.speechActivity,
+            processedAudio: limits.processedAudio, telemetry: limits.telemetry))
+        self.outputs = outputs
         core.eventHandler = { [started, ended] original in
-            var event = original // the end's summary and drops count what this stream dropped too
+            var event = original // the end's summary and drops count what the sequences dropped too
             if case .completed(var summary) = original {
-                summary.drops.eventsDropped += dropped.load(ordering: .relaxed)
+                summary.drops.eventsDropped += outputs.droppedCount
                 event = .completed(summary)
             }
-            if case .dropped = continuation.yield(event) { dropped.add(1, ordering: .relaxed) }
+            outputs.route(event)
             switch event {
             case .started(let task): started.resolve(.success(task))
             case .completed(let summary):
                 started.resolve(.failure(.invalidState("the session was cancelled before the service started")))
                 ended.resolve(.success(summary))
-                continuation.finish()
+                outputs.finish()
             case .error(let error):
                 started.resolve(.failure(error))
                 ended.resolve(.failure(error))
-                continuation.finish()
+                outputs.finish()
             default: break
             }
         }
@@ -106,6 +133,8 @@ public final class RecognitionSession: Sendable {
         return try await ended.value()
     }
 
-    /// Abandons the session at once: ``events`` ends with ``RecognitionEvent/completed(_:)`` (cancelled).
+    /// Abandons the session at once: the connection is dropped, every sequence ends (``events`` with
+    /// ``RecognitionEvent/completed(_:)``, cancelled), a waiting ``start()`` throws and a waiting ``finish()``
+    /// returns the summary (``RecognitionSummary/Ending/cancelled``). Any thread; does nothing once ended.
     public func cancel() { core.cancel(force: true) }
 }

@@ -8,6 +8,7 @@ final class Collector: FrontEndDelegate, @unchecked Sendable {
     private(set) var oggBytes: [UInt8] = []
     private(set) var segments: [(start: Int, end: Int?)] = []
     private(set) var telemetry: [EchoTelemetry] = []
+    private(set) var bargeIns: [BargeInDecision] = []
 
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         lock.withLock {
@@ -17,6 +18,7 @@ final class Collector: FrontEndDelegate, @unchecked Sendable {
             case .speechStarted(let ms): segments.append((ms, nil))
             case .speechEnded(let ms): if !segments.isEmpty { segments[segments.count - 1].end = ms }
             case .telemetry(let t): telemetry.append(t)
+            case .bargeIn(let decision): bargeIns.append(decision)
             default: break
             }
         }

@@ -7,13 +7,8 @@ enum EchoGateOption {
         + "playback-gap-ms, backdate-ms"
 
     static func parse(_ text: String, into gate: inout FrontEndConfiguration.EchoGate) throws {
-        for item in text.split(separator: ",") {
-            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let number = Float(parts[1]), number.isFinite else {
-                throw ArgumentReader.Failure(message: "--echo-gate takes KEY=NUMBER,... (keys: \(keys)), not '\(item)'")
-            }
-            let whole = Int(exactly: number.rounded()) ?? -1
-            switch parts[0] {
+        for (key, number, whole) in try KeyValueOption.pairs(text, option: "--echo-gate", keys: keys) {
+            switch key {
             case "hold-ms": gate.holdMilliseconds = whole
             case "resume-ms": gate.resumeMilliseconds = whole
             case "after-ms": gate.afterPlaybackMilliseconds = whole
@@ -23,7 +18,7 @@ enum EchoGateOption {
             case "playback-onset-ms": gate.playbackOnsetMilliseconds = whole
             case "playback-gap-ms": gate.playbackOnsetGapMilliseconds = whole
             case "backdate-ms": gate.startBackdateMilliseconds = whole
-            default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(parts[0])' (keys: \(keys))")
+            default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(key)' (keys: \(keys))")
             }
         }
     }

@@ -30,6 +30,15 @@ struct ArgumentReader {
         return number
     }
 
+    /// The value after `name` as a finite number in `range`.
+    mutating func number(_ name: String, _ range: ClosedRange<Double>) throws -> Double {
+        let text = try value(name)
+        guard let value = Double(text), value.isFinite, range.contains(value) else {
+            throw Failure(message: "\(name) takes a number in \(range.lowerBound)-\(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
     /// The value after `name`, which must be one of `choices`.
     mutating func choice(_ name: String, _ choices: [String]) throws -> String {
         let text = try value(name)
@@ -47,6 +56,9 @@ struct FrontEndOptions {
                        [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
                        [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
+                       [--echo-chain KEY=VALUE,...] (tuning, --aec default: \(EchoChainOption.keys))
+                       [--transparency on|off]
+                       [--barge-in off|KEY=VALUE,...] (tuning: \(BargeInOption.keys))
     """
 
     var configuration = FrontEndConfiguration()
@@ -107,10 +119,21 @@ struct FrontEndOptions {
             if configuration.voiceDetection != nil {
                 configuration.voiceDetection!.fluctuatingNoiseOnset = try NoiseOnsetOption.parse(text)
             }
+        case "--transparency":
+            configuration.nearEndTransparency = try reader.choice(option, ["on", "off"]) == "on"
+            processOnly.append(option)
         case "--echo-gate":
             let text = try reader.value(option)
             processOnly.append(option)
             if configuration.voiceDetection != nil { try EchoGateOption.parse(text, into: &configuration.voiceDetection!.echoGate) }
+        case "--echo-chain":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            try EchoChainOption.parse(text, into: &configuration.echoCancellation)
+        case "--barge-in":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            try BargeInOption.parse(text, into: &configuration)
         default:
             return false
         }

@@ -28,6 +28,11 @@ struct NuiFailure: Error {
         .NUI_ERR_MIC_NO_DATA: "no mic audio for 2 seconds",
     ]
 
+    /// A dialog's EVENT_ASR_ERROR (its code and message) as the one line.
+    static func dialog(_ call: String, retCode code: Int32, result: UnsafePointer<CChar>?) -> NuiFailure {
+        failure(call, NuiResultCode(rawValue: code) ?? .NUI_ERR_INTERNAL, detail: result.map { String(cString: $0) })
+    }
+
     /// `call` (or the dialog) ended with `code`; `detail` is the SDK's message, if any.
     static func failure(_ call: String, _ code: NuiResultCode, detail: String? = nil) -> NuiFailure {
         var text = "\(call): \(messages[code] ?? "failed") (\(code.name) \(code.rawValue))"

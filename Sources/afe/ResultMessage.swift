@@ -31,6 +31,12 @@ struct ResultMessage {
         }
     }
 
+    /// The sentence's span in seconds as the CLI prints it: `[1.20–3.45 s]` (`?` for an end not given).
+    var span: String {
+        let end = endMilliseconds.map { String(format: "%.2f", Double($0) / 1000) } ?? "?"
+        return String(format: "[%.2f–%@ s]", Double(beginMilliseconds ?? 0) / 1000, end)
+    }
+
     private static func int(_ value: Any?) -> Int? {
         (value as? NSNumber)?.intValue ?? (value as? String).flatMap { Int($0) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OggMux
 import SpeechStreaming
 import SpeechSynthesis
 
@@ -154,9 +155,9 @@ final class SpeechFile: @unchecked Sendable { // used under SpeakListener's lock
             try handle.seek(toOffset: 40)
             try handle.write(contentsOf: le32(UInt32(clamping: audioBytes)))
         }
-        if format == .opus, OggPage.scan(lastFrame, at: 0) == .page(lastFrame.count), lastFrame[5] & 0x04 == 0 {
+        if format == .opus, lastFrame.count > 5, lastFrame[5] & 0x04 == 0, let ending = oggPageEndingStream(lastFrame) {
             try handle.seek(toOffset: UInt64(lastOffset))
-            try handle.write(contentsOf: OggPage.endingStream(lastFrame))
+            try handle.write(contentsOf: ending)
         }
         try handle.close()
         _ = try? FileManager.default.removeItem(atPath: path)

@@ -47,8 +47,8 @@ struct SpeakOptions {
                     throw Failure(message: "--sample-rate takes 8000, 16000, 22050, 24000, 44100 or 48000, not \(parameters.sampleRate)")
                 }
             case "--volume": parameters.volume = try ranged(&reader, argument, 0...100)
-            case "--speech-rate": parameters.rate = try number(&reader, argument, 0.5...2.0)
-            case "--pitch": parameters.pitch = try number(&reader, argument, 0.5...2.0)
+            case "--speech-rate": parameters.rate = try reader.number(argument, 0.5...2.0)
+            case "--pitch": parameters.pitch = try reader.number(argument, 0.5...2.0)
             case "--bit-rate": parameters.bitRate = try ranged(&reader, argument, 6...510)
             case "--word-timestamps": parameters.wordTimestampEnabled = true
             case "--ssml": parameters.enableSSML = true
@@ -84,13 +84,6 @@ struct SpeakOptions {
         return value
     }
 
-    private func number(_ reader: inout ArgumentReader, _ name: String, _ range: ClosedRange<Double>) throws -> Double {
-        let text = try reader.value(name)
-        guard let value = Double(text), value.isFinite, range.contains(value) else {
-            throw Failure(message: "\(name) takes a number in \(range.lowerBound)-\(range.upperBound), not '\(text)'")
-        }
-        return value
-    }
 
     /// The text to speak: the argument, the file, or standard input for `--text-file -`.
     func readText() throws -> String {

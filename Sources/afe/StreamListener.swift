@@ -44,15 +44,13 @@ final class StreamListener: NeoNuiSdkDelegate, @unchecked Sendable { // mutable 
             print("  partial \(message.sentenceId.map(String.init) ?? "?"): \(message.text)")
         case .EVENT_SENTENCE_END:
             clear()
-            let end = message.endMilliseconds.map { String(format: "%.2f", Double($0) / 1000) } ?? "?"
-            print(String(format: "  [%.2f–%@ s] ", Double(message.beginMilliseconds ?? 0) / 1000, end) + message.text)
+            print("  \(message.span) " + message.text)
         case .EVENT_RESULT_TRANSLATED:
             print("  translation: \(message.text)")
         case .EVENT_MIC_ERROR:
             print("  mic: \(asr_result.map { String(cString: $0) } ?? "no audio")")
         case .EVENT_ASR_ERROR:
-            let detail = asr_result.map { String(cString: $0) }
-            let failure = NuiFailure.failure("stream", NuiResultCode(rawValue: code) ?? .NUI_ERR_INTERNAL, detail: detail)
+            let failure = NuiFailure.dialog("stream", retCode: code, result: asr_result)
             failureLock.withLock { failureText = failure }
             end()
         case .EVENT_TRANSCRIBER_COMPLETE:

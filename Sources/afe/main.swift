@@ -9,6 +9,7 @@ commands:
   process   run the front end over files (afe process --help)
   stream    stream a file through the front end to a recognizer (afe stream --help)
   speak     synthesize text to an audio file through the speech-synthesis client (afe speak --help)
+  converse  the whole loop offline: answer, simulated room, interrupting user, barge-in (afe converse --help)
 """
 do {
     switch arguments.first {
@@ -18,6 +19,8 @@ do {
         try StreamCommand.run(try StreamOptions(Array(arguments.dropFirst())))
     case "speak":
         try SpeakCommand.run(try SpeakOptions(Array(arguments.dropFirst())))
+    case "converse":
+        try ConverseCommand.run(try ConverseOptions(Array(arguments.dropFirst())))
     case "--help", "-h", "help", nil:
         print(topUsage)
     case let other?:

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "afe_lock_counter.h"
+#include "afe_allocation_counter.h"
 #include <stddef.h>
 
 #if defined(__has_feature)
@@ -107,3 +108,13 @@ afe_lock_counts afe_lock_counter_stop(void) {
     return zero;
 }
 #endif
+
+void afe_thread_counters_start(void) {
+    afe_allocation_counter_start();
+    afe_lock_counter_start();
+}
+int64_t afe_thread_counters_stop(int64_t *locks) {
+    afe_lock_counts counts = afe_lock_counter_stop();
+    if (locks) *locks = counts.mutex_locks + counts.mutex_trylocks + counts.rwlocks + counts.semaphore_waits;
+    return afe_allocation_counter_stop();
+}

@@ -247,9 +247,12 @@ extension EchoCancellerContractTests {
             var stages: [(String, Int, [Int16])] = []
             var linear = Speex(sampleRate: rate)
             linear.residualEchoSuppression = false
+            var blocks = Speex(sampleRate: rate)
+            blocks.blocksPerFrame = 4
             var cancellers: [EchoCanceller] = [try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate)),
                                                try SpeexEchoCanceller(configuration: Speex(sampleRate: rate)),
                                                try SpeexEchoCanceller(configuration: linear),
+                                               try SpeexEchoCanceller(configuration: blocks),
                                                try PassthroughEchoCanceller(configuration: .init(sampleRate: rate))]
             if rate <= 16000 { cancellers.append(try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate, mode: .mobile))) }
             for canceller in cancellers {

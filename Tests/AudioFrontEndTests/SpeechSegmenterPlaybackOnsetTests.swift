@@ -44,6 +44,33 @@ final class SpeechSegmenterPlaybackOnsetTests: XCTestCase {
         }
     }
 
+    func testOnsetTriedAgainWithinTheDetectorRunBackDatesFromTheFirstTry() throws {
+        // The detector hears speech from frame 10 on; the gate passes it from frame 20 for 30 frames, drops it for
+        // 10 or 11 frames (11: one miss too many for the first onset), then passes it again. The second onset
+        // completes, and its start is the detector run's either way (the knife edge that moved double-talk starts
+        // by 400-700 ms between a 16 kHz mic and the same audio at 48 kHz).
+        let onset = SpeechSegmenter.Onset(frames: 40, misses: 10, backdateFrames: 40)
+        for dropped in [10, 11] {
+            let input = frames([(false, false, 10), (false, true, 10), (true, true, 30), (false, true, dropped),
+                                (true, true, 80 - dropped), (false, false, 60)])
+            let events = try run(input, onset: onset)
+            guard case .speechStart(let at, _)? = events.first?.event else { return XCTFail("\(dropped): \(events)") }
+            XCTAssertEqual(at.frame, 10, "\(dropped) frames dropped")
+        }
+        // A broken onset shorter than three quarters of the onset (20 of 40 frames: a burst) does not move the
+        // next one's limit: it back-dates 40 frames from its own first frame, 51.
+        let burst = frames([(false, false, 10), (false, true, 10), (true, true, 20), (false, true, 11),
+                            (true, true, 60), (false, false, 60)])
+        guard case .speechStart(let burstStart, _)? = try run(burst, onset: onset).first?.event else { return XCTFail() }
+        XCTAssertEqual(burstStart.frame, 11)
+        // A new detector run starts afresh: its start is back-dated from its own first onset only.
+        let input = frames([(false, false, 10), (false, true, 10), (true, true, 35), (false, false, 11),
+                            (false, true, 50), (true, true, 45), (false, false, 60)])
+        let events = try run(input, onset: onset)
+        guard case .speechStart(let at, _)? = events.first?.event else { return XCTFail("\(events)") }
+        XCTAssertEqual(at.frame, 76) // the second run (from frame 66) gated from 116, 40 frames back
+    }
+
     func testBackDatedStartNeverReachesIntoThePreviousSegment() throws {
         // Segment 1 (frames 0-19) ends after 30 frames of silence at frame 49; the detector then runs on from
         // frame 20 while the gate passes again from frame 60: the start may not go before 20.

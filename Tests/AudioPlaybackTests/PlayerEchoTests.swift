@@ -6,15 +6,6 @@ import XCTest
 /// The loop the player exists for: the device plays the synthesized speech into a room, the mic hears its echo,
 /// and the front end cancels it using the reference the player pushed — the app pushes no reference itself.
 final class PlayerEchoTests: XCTestCase {
-    private final class Collector: FrontEndDelegate, @unchecked Sendable {
-        private let lock = NSLock()
-        private var samples: [Int16] = []
-        func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
-            if case .audio(let chunk) = event { lock.lock(); samples += chunk.samples; lock.unlock() }
-        }
-        var audio: [Int16] { lock.lock(); defer { lock.unlock() }; return samples }
-    }
-
     func testFrontEndCancelsTheEchoOfWhatThePlayerRendered() throws {
         let erle = try echoReturnLossEnhancement(pushingReference: true)
         // Measured 49.9–51.3 dB (WebRTC AEC2 with its suppressor, the default chain).
@@ -26,12 +17,7 @@ final class PlayerEchoTests: XCTestCase {
 
     private func echoReturnLossEnhancement(pushingReference: Bool) throws -> Double {
         let rate = 16000, frames = 160
-        var configuration = FrontEndConfiguration()
-        configuration.reference = .init(sampleRate: rate)
-        let frontEnd = try FrontEnd(configuration: configuration)
-        let collector = Collector()
-        frontEnd.delegate = collector
-        try frontEnd.start()
+        let (frontEnd, collector) = try OutputCollector.startedFrontEnd(rate: rate)
         let player = try SynthesisPlayer(configuration: PlaybackConfiguration(sampleRate: rate, bufferMilliseconds: 20_000),
                                          reference: pushingReference ? frontEnd : nil)
         defer { player.close() }

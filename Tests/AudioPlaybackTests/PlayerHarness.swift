@@ -76,3 +76,26 @@ extension SynthesisPlayer {
         if end { endInput() }
     }
 }
+
+/// Collects a front end's output audio (its worker thread) for the test thread.
+final class OutputCollector: FrontEndDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var samples: [Int16] = []
+    func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
+        if case .audio(let chunk) = event { lock.lock(); samples += chunk.samples; lock.unlock() }
+    }
+    var audio: [Int16] { lock.lock(); defer { lock.unlock() }; return samples }
+}
+
+extension OutputCollector {
+    /// A started front end with a mono reference at `rate`, delivering to a new collector.
+    static func startedFrontEnd(rate: Int) throws -> (FrontEnd, OutputCollector) {
+        var configuration = FrontEndConfiguration()
+        configuration.reference = .init(sampleRate: rate)
+        let frontEnd = try FrontEnd(configuration: configuration)
+        let collector = OutputCollector()
+        frontEnd.delegate = collector
+        try frontEnd.start()
+        return (frontEnd, collector)
+    }
+}

@@ -17,6 +17,13 @@ final class PlayerTests: XCTestCase {
         return (Feed.oggPages(bytes), decoded.samples)
     }
 
+    /// Waits (at most 20 s: a loaded machine) until the worker has decoded `frames` frames ahead of the device.
+    private func waitUntilBuffered(_ player: SynthesisPlayer, _ frames: Int) {
+        let deadline = Date().addingTimeInterval(20)
+        while player.bufferedFrames < frames && Date() < deadline { usleep(1000) }
+        XCTAssertGreaterThanOrEqual(player.bufferedFrames, frames, "the worker did not decode in time")
+    }
+
     func testRenderedIsDecodedTimesVolumeAndReferenceIsRenderedWithPositionAndEvents() throws {
         let (pages, decoded) = try speechOpus()
         for (channels, volume) in [(1, Float(0.5)), (2, Float(1))] {
@@ -50,9 +57,9 @@ final class PlayerTests: XCTestCase {
             XCTAssertEqual(Array(mono.prefix(expected.count)), expected, label)
             XCTAssertTrue(mono.dropFirst(expected.count).allSatisfy { $0 == 0 }, label)
             if channels == 2 { XCTAssertTrue(stride(from: 0, to: rendered.count, by: 2).allSatisfy { rendered[$0] == rendered[$0 + 1] }) }
-            // The reference is the rendered audio from the first buffer through the one that drained, exactly.
-            let pushedFrames = (decoded.count + frames - 1) / frames * frames
-            XCTAssertEqual(reference.samples, Array(rendered.prefix(pushedFrames * channels)), label)
+            // The reference is the rendered audio, exactly: the answer and the silence after it (idle buffers are
+            // pushed too, keeping the reference sample-aligned with the mic).
+            XCTAssertEqual(reference.samples, rendered, label)
             XCTAssertEqual(reference.playingChanges, [true, false], label)
             XCTAssertLessThanOrEqual(worstPositionError * 1000 / rate, 20, "played position vs samples handed, \(label)")
             XCTAssertEqual(worstPositionError, 0, label)
@@ -75,7 +82,7 @@ final class PlayerTests: XCTestCase {
         log.attach(to: player)
         try player.play(.pcm, sampleRate: rate, pieces: stride(from: 0, to: pcm.count, by: 3200).map { Array(pcm[$0..<min($0 + 3200, pcm.count)]) },
                         end: false)
-        usleep(100_000)
+        waitUntilBuffered(player, 50 * frames)
         var buffer = [Int16](repeating: 0, count: frames)
         for _ in 0..<50 { buffer.withUnsafeMutableBufferPointer { player.render(into: $0) } }
         XCTAssertEqual(player.playedPosition.samples, 50 * frames)
@@ -85,7 +92,10 @@ final class PlayerTests: XCTestCase {
             buffer.withUnsafeMutableBufferPointer { player.render(into: $0) }
             XCTAssertTrue(buffer.allSatisfy { $0 == 0 }, "audio after stop()")
         }
-        XCTAssertEqual(reference.count, pushedBeforeStop, "no reference after stop()")
+        // After the stop the device gets silence, and so does the reference: every buffer, in place.
+        XCTAssertEqual(reference.count, pushedBeforeStop + 30 * frames, "the silence after stop() is the reference")
+        XCTAssertTrue(reference.samples.dropFirst(pushedBeforeStop).allSatisfy { $0 == 0 })
+        XCTAssertEqual(reference.playingChanges, [true, false])
         XCTAssertTrue(log.wait { $0.contains(where: \.isStopped) })
         XCTAssertTrue(log.all.contains(.stopped(utterance: 1, position: PlayedPosition(samples: 50 * frames, sampleRate: rate))), "\(log.all)")
         // Input for the stopped utterance is dropped; the next utterance plays from its first sample.
@@ -116,7 +126,7 @@ final class PlayerTests: XCTestCase {
         XCTAssertTrue(log.all.contains(.drained(utterance: 1, position: PlayedPosition(samples: 250, sampleRate: rate))))
         XCTAssertTrue(log.all.contains(.drained(utterance: 2, position: PlayedPosition(samples: 130, sampleRate: rate))))
         XCTAssertEqual(reference.playingChanges, [true, false], "one playback, two utterances")
-        XCTAssertEqual(reference.samples, Array(rendered.prefix(3 * frames)))
+        XCTAssertEqual(reference.samples, rendered, "every buffer, the silence after the two included")
         XCTAssertEqual(player.counts.underrunFrames, 0)
     }
 
@@ -174,7 +184,7 @@ final class PlayerTests: XCTestCase {
         let log = EventLog()
         log.attach(to: player)
         try player.play(.pcm, sampleRate: rate, pieces: [Bytes.littleEndian([Int16](repeating: 7, count: 200))], end: false)
-        usleep(50_000) // the worker decodes the 200 samples
+        waitUntilBuffered(player, 200) // the worker decodes the 200 samples
         var buffer = [Int16](repeating: 0, count: frames)
         for _ in 0..<3 { buffer.withUnsafeMutableBufferPointer { player.render(into: $0) } }
         XCTAssertEqual(player.counts.underrunFrames, 3 * frames - 200)
@@ -242,10 +252,8 @@ final class PlayerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(output.buffersWritten, 50)
         let played = sink.samples.filter { $0 != 0 }
         XCTAssertEqual(played, tone)
-        // The reference is a run of whole buffers of what the sink got, holding all of the tone.
-        let pushed = reference.samples
-        let offsets = stride(from: 0, through: sink.samples.count - pushed.count, by: frames)
-        XCTAssertNotNil(offsets.first { Array(sink.samples[$0..<($0 + pushed.count)]) == pushed }, "reference is not what the sink got")
-        XCTAssertEqual(pushed.filter { $0 != 0 }, tone)
+        // The reference is what the sink got, buffer for buffer, the silence before and after the tone included.
+        XCTAssertEqual(reference.samples, sink.samples, "reference is not what the sink got")
+        XCTAssertEqual(reference.samples.filter { $0 != 0 }, tone)
     }
 }

@@ -202,13 +202,13 @@ struct pusher {
     double speed;
     int reference;
     int errors;
+    struct timespec start; /* both streams' clock: chunk i of either is due at start + i x 20 ms / speed */
 };
 
 static void *push_thread(void *argument) {
     struct pusher *p = argument;
     size_t chunk = (size_t)p->audio->sample_rate / 50; /* 20 ms */
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct timespec start = p->start;
     for (size_t at = 0, index = 0; at < p->frames; at += chunk, index++) {
         double due = (double)index * 0.02 / p->speed;
         struct timespec when = start;
@@ -227,7 +227,13 @@ static void *push_thread(void *argument) {
 
 void push_both(const struct pcm16 *mic, const struct pcm16 *reference, size_t frames, double speed,
                struct demo_state *state) {
-    struct pusher m = {mic, frames, speed, 0, 0}, r = {reference, frames, speed, 1, 0};
+    /* One clock for both, as a device's capture and playback share one (each thread reading its own start let a
+     * thread started late under load push its whole stream behind the other's, by more than the echo's delay). */
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    start.tv_nsec += 20000000L; /* both threads are running by then */
+    if (start.tv_nsec >= 1000000000L) { start.tv_sec++; start.tv_nsec -= 1000000000L; }
+    struct pusher m = {mic, frames, speed, 0, 0, start}, r = {reference, frames, speed, 1, 0, start};
     pthread_t mic_thread, reference_thread;
     pthread_create(&reference_thread, NULL, push_thread, &r);
     pthread_create(&mic_thread, NULL, push_thread, &m);

@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
     memset(&counts, 0, sizeof counts);
     pthread_mutex_init(&counts.lock, NULL);
     pthread_cond_init(&counts.changed, NULL);
-    StreamInputTtsListener listener = { on_event, on_data, on_log, &counts };
+    StreamInputTtsListener listener = { on_event, on_data, on_log, &counts, NULL, NULL };
 
     check("create_null", nui_tts_create(NULL) == NULL, 1);
     check("start_null_handle", nui_tts_start(NULL, ticket, parameters, NULL, 2, false), NUI_ERR_MISSING_PARAMETER);

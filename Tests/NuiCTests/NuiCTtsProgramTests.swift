@@ -23,7 +23,8 @@ final class NuiCTtsProgramTests: XCTestCase {
         XCTAssertGreaterThan(run.int("logs"), 0, run.output)
     }
 
-    /// C++: StreamInputTtsSdk (nui_tts.hpp) synthesizes with start / send / stop.
+    /// C++: StreamInputTtsSdk (nui_tts.hpp) synthesizes with start / send / stop, and plays a task through
+    /// StreamInputTtsPlayback.
     func testCppProgramUsesTheStreamInputTtsSdkClass() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuittscpp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,5 +38,6 @@ final class NuiCTtsProgramTests: XCTestCase {
         XCTAssertEqual(run.failedChecks, [], run.output)
         XCTAssertEqual(run.int("complete"), 1, run.output)
         XCTAssertEqual(run.int("version"), 1, run.output)
+        XCTAssertEqual(run.int("rearmed"), 1, "StreamInputTtsPlayback played the task to its end: \(run.output)")
     }
 }

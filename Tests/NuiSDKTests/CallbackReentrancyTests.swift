@@ -67,6 +67,41 @@ final class CallbackReentrancyTests: NuiServerTestCase {
         XCTAssertFalse(harness.recorder.events.contains { $0.onMainThread })
     }
 
+    /// `nui_dialog_cancel` (unforced, then forced) and `nui_dialog_start` from inside `EVENT_AEC_DATA`: each returns,
+    /// what it posts comes after the current callback, in the documented order, and all on the one callback thread.
+    func testCancelAndStartFromInsideAecData() throws {
+        let nui = harness.nui
+        let codes = LockedValue<[String]>([])
+        harness.recorder.onAssist = {
+            let (dialog, count) = nui.lock.withLock { (nui.dialog?.number, codes.get().count) }
+            switch (dialog, count) {
+            case (1, 0): codes.update { $0.append("cancel \(nui.nui_dialog_cancel(false))") }
+            case (2, 3): codes.update { $0.append("forced cancel \(nui.nui_dialog_cancel(true))") }
+            default: break
+            }
+        }
+        harness.recorder.onEvent = { event in
+            if event.event == .EVENT_TRANSCRIBER_COMPLETE && event.dialog == 1 {
+                codes.update { $0.append("start \(nui.nui_dialog_start(.MODE_P2T, dialogParam: "{}"))") }
+            }
+            if event.event == .EVENT_TRANSCRIBER_STARTED && event.dialog == 2 { codes.update { $0.append("started 2") } }
+        }
+        XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url())), .SUCCESS)
+        XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters()), .SUCCESS)
+        XCTAssertEqual(harness.start(), .SUCCESS)
+        XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_STARTED))
+        pushIgnoringCodes(TestAudio.pcm())
+        XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_STARTED, count: 2, timeout: 20), "\(codes.get())")
+        pushIgnoringCodes(TestAudio.pcm(bursts: [], seconds: 1))
+        XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_COMPLETE, count: 2, timeout: 20), "\(codes.get())")
+        harness.nui.callbacks.drain()
+        XCTAssertEqual(codes.get(), ["cancel SUCCESS", "start SUCCESS", "started 2", "forced cancel SUCCESS"])
+        let order = harness.recorder.timeline.filter { !$0.hasPrefix("EVENT_VAD") && !$0.hasPrefix("EVENT_SENTENCE") && !$0.hasPrefix("EVENT_ASR_PARTIAL") }
+        XCTAssertEqual(order, ["STATE_OPEN", "EVENT_TRANSCRIBER_STARTED 1", "STATE_PAUSE", "EVENT_TRANSCRIBER_COMPLETE 1",
+                               "STATE_OPEN", "EVENT_TRANSCRIBER_STARTED 2", "STATE_PAUSE", "EVENT_TRANSCRIBER_COMPLETE 2"])
+        XCTAssertEqual(harness.recorder.threads.count, 1, "every callback (events, states, AEC data, RMS, logs) on one thread")
+    }
+
     func testThePullCallbackMayReleaseTheSDK() throws {
         let nui = harness.nui
         let released = LockedValue<NuiResultCode?>(nil)

@@ -46,7 +46,7 @@ final class AudioRingTests: XCTestCase {
     func testOverrunRefusesWholeRecordsAndCounts() {
         let ring = AudioRing(minimumCapacity: 100)
         XCTAssertEqual(ring.capacity, 128)
-        let record = [UInt8](repeating: 1, count: 56) // 64 bytes with the header
+        let record = [UInt8](repeating: 1, count: 48) // 64 bytes with the header
         XCTAssertTrue(record.withUnsafeBytes { ring.write($0, epoch: 1) })
         XCTAssertTrue(record.withUnsafeBytes { ring.write($0, epoch: 1) })
         XCTAssertFalse([UInt8](repeating: 2, count: 1).withUnsafeBytes { ring.write($0, epoch: 1) }, "full")

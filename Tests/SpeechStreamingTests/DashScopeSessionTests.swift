@@ -83,14 +83,17 @@ final class DashScopeSessionTests: XCTestCase {
         let session = try SpeechStreamingSession(configuration: configuration(server, format: .opus))
         let recorder = EventRecorder()
         session.delegate = recorder
-        let pages = try TestAudio.oggPages(TestAudio.samples())
-        runTask(session, recorder, pieces: pages)
+        let packets = try TestAudio.opusPackets(TestAudio.samples())
+        runTask(session, recorder, pieces: packets)
         // Opus delays and smears the burst edges by a few ms; the 10 ms energy segmentation absorbs most.
         checkSentences(recorder, tolerance: 30, label: "Ogg Opus")
-        // Pages are grouped into frames of about 100 ms (5 pages of 20 ms, headers with the first).
-        XCTAssertEqual(session.statistics.audioBytesSent, pages.reduce(0) { $0 + $1.count })
-        XCTAssertLessThan(session.statistics.audioFramesSent, pages.count / 3,
-                          "\(pages.count) pages in \(session.statistics.audioFramesSent) frames")
+        // One page per packet (27-byte header, one lacing value), two header pages; pages grouped into frames of
+        // about 100 ms (5 pages of 20 ms, headers with the first).
+        let packetBytes = packets.reduce(0) { $0 + $1.count }, sent = session.statistics.audioBytesSent
+        XCTAssertGreaterThanOrEqual(sent, packetBytes + 28 * packets.count, "\(packets.count) packets")
+        XCTAssertLessThanOrEqual(sent, packetBytes + 29 * packets.count + 160, "\(packets.count) packets")
+        XCTAssertLessThan(session.statistics.audioFramesSent, packets.count / 3,
+                          "\(packets.count) pages in \(session.statistics.audioFramesSent) frames")
     }
 
     func testConnectionIsReusedForTheNextTaskWithANewTaskId() throws {
@@ -220,12 +223,13 @@ final class DashScopeSessionTests: XCTestCase {
     func testEventsArriveThroughTheAsyncSequenceInOrderAndItFinishesOnClose() async throws {
         let server = try ReferenceServer(["--api-key", Self.key])
         let session = try SpeechStreamingSession(configuration: configuration(server))
+        let events = session.events // made on first access: before start()
         try session.start()
         TestAudio.stream(session, pieces: TestAudio.chunks(TestAudio.pcm(), size: 3200))
         session.stop()
         var kinds: [String] = []
         var finals = 0
-        for await event in session.events {
+        for await event in events {
             switch event {
             case .started: kinds.append("started")
             case .sentenceEnd: finals += 1

@@ -1,93 +1,76 @@
+import COgg
 import Foundation
 @testable import SpeechStreaming
 import XCTest
 
-/// PCM and Ogg framing, Ogg page reading and renumbering, and the replay buffer: deterministic integer
-/// code, checked byte for byte.
+/// PCM framing, Opus packets muxed into Ogg pages by the client (libogg), and the replay buffer: deterministic
+/// integer code, checked byte for byte; every Ogg stream is read back with libogg's demuxer (capture, CRC, page
+/// sequence) by ``OggStreamReader``.
 final class FramingTests: XCTestCase {
-    static func opusPages() throws -> [[UInt8]] { try TestAudio.oggPages(TestAudio.samples()) }
+    static func packets() throws -> [[UInt8]] { try TestAudio.opusPackets(TestAudio.samples()) }
 
-    // MARK: Ogg pages
-
-    func testPagesFromTheWriterScanAndRenumberBackToThemselves() throws {
-        let pages = try Self.opusPages()
-        let stream = pages.flatMap { $0 }
-        var offset = 0
-        for (index, page) in pages.enumerated() {
-            XCTAssertEqual(OggPage.scan(stream, at: offset), .page(page.count), "page \(index)")
-            let sequence = UInt32(page[18]) | UInt32(page[19]) << 8 | UInt32(page[20]) << 16 | UInt32(page[21]) << 24
-            XCTAssertEqual(sequence, UInt32(index))
-            XCTAssertEqual(OggPage.renumbered(page[...], sequence: sequence), page,
-                           "page \(index): our CRC equals libogg's")
-            XCTAssertEqual(OggPage.renumbered(OggPage.renumbered(page[...], sequence: 77)[...], sequence: sequence), page)
-            offset += page.count
-        }
-        XCTAssertEqual(OggPage.opusPreSkip(pages[0][...]), 312, "OpusHead pre-skip (encoder lookahead at 48 kHz)")
-        XCTAssertNil(OggPage.opusPreSkip(pages[1][...]), "OpusTags")
-        XCTAssertEqual(OggPage.granule(pages[0][...]), 0)
-        XCTAssertEqual(OggPage.granule(pages[2][...]), 960, "one 20 ms packet at 48 kHz")
-        XCTAssertEqual(OggPage.scan(Array(stream.prefix(20)), at: 0), .incomplete)
-        XCTAssertEqual(OggPage.scan(Array(stream.prefix(pages[0].count - 1)), at: 0), .incomplete)
-        XCTAssertEqual(OggPage.scan(Array("OggX".utf8), at: 0), .invalid)
-        XCTAssertEqual(OggPage.scan(Array("Og".utf8), at: 0), .incomplete)
-    }
-
-    // MARK: Frame assembly
-
+    /// PCM records of random sizes through the ring into frames of exactly 3200 bytes, the rest when draining.
     func testPCMFramesAreExactlyTheFrameSizeAndLoseNothing() {
         var generator = SeededRandom(seed: 7)
         let input = (0..<50_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        var assembler = FrameAssembler(framing: .pcm(frameBytes: 3200))
-        var frames: [AudioFrame] = []
+        let ring = AudioRing(minimumCapacity: 1 << 14)
+        let builder = FrameBuilder(format: .pcm, frameBytes: 3200, frameMilliseconds: 100, maxBytes: 16_384, headroom: 16,
+                                   ringCapacity: ring.capacity)
+        var frames: [[UInt8]] = []
         var offset = 0
+        func take() {
+            frames.append(Array(builder.payload))
+            builder.sent()
+        }
         while offset < input.count {
             let length = min(Int(generator.next() % 700) + 1, input.count - offset)
-            input[offset..<offset + length].withUnsafeBytes { assembler.append($0) }
+            XCTAssertTrue(input[offset..<offset + length].withUnsafeBytes { ring.write($0, epoch: 1) })
             offset += length
-            while let frame = assembler.nextFrame(draining: false) { frames.append(frame) }
+            while let record = ring.peek() {
+                while !builder.canTake(pcm: record.length) || builder.isReady(draining: false) { take() }
+                builder.takePCM(from: ring, length: record.length)
+            }
+            while builder.isReady(draining: false) { take() }
         }
-        XCTAssertTrue(frames.allSatisfy { $0.bytes.count == 3200 }, "seed 7")
-        while let frame = assembler.nextFrame(draining: true) { frames.append(frame) }
-        XCTAssertEqual(frames.last?.bytes.count, 50_000 % 3200)
-        XCTAssertEqual(frames.flatMap(\.bytes), input, "seed 7")
-        XCTAssertEqual(assembler.pendingBytes, 0)
+        XCTAssertTrue(frames.allSatisfy { $0.count == 3200 }, "seed 7")
+        while builder.isReady(draining: true) { take() }
+        XCTAssertEqual(frames.last?.count, 50_000 % 3200)
+        XCTAssertEqual(frames.flatMap { $0 }, input, "seed 7")
+        XCTAssertEqual(builder.pendingBytes, 0)
     }
 
-    func testOggFramesAreWholePagesOfAbout100ms() throws {
-        let pages = try Self.opusPages()
-        var assembler = FrameAssembler(framing: .ogg(frameMilliseconds: 100, maxBytes: 16_384))
-        var frames: [AudioFrame] = []
-        for page in pages {
-            page.withUnsafeBytes { assembler.append($0) }
-            while let frame = assembler.nextFrame(draining: false) { frames.append(frame) }
-        }
-        let undrained = frames.count
-        while let frame = assembler.nextFrame(draining: true) { frames.append(frame) }
-        XCTAssertEqual(frames.flatMap(\.bytes), pages.flatMap { $0 }, "every byte, in order")
-        XCTAssertEqual(frames.first?.pages.filter(\.isHeader).count, 2, "OpusHead and OpusTags go with the first audio")
-        for (index, frame) in frames.enumerated() {
-            XCTAssertEqual(frame.pages.map(\.range.count).reduce(0, +), frame.bytes.count, "frame \(index) is whole pages")
-            XCTAssertEqual(frame.pages.first?.range.lowerBound, 0)
-            let span = (frame.pages.last?.endMilliseconds ?? 0) - (frame.pages.first?.startMilliseconds ?? 0)
-            if index < undrained { XCTAssertGreaterThanOrEqual(span, 100, "frame \(index)") }
-            XCTAssertLessThanOrEqual(span, 120, "frame \(index): at most one page past 100 ms")
-        }
-        let audioMilliseconds = frames.last?.pages.last?.endMilliseconds ?? 0
-        XCTAssertEqual(Double(audioMilliseconds), TestAudio.seconds * 1000, accuracy: 20, "granules minus pre-skip give the duration")
+    /// Packets in, frames out: the frames concatenated are a valid Ogg Opus stream (OpusHead, OpusTags, one page
+    /// per packet with its granule position), each frame whole pages holding about 100 ms.
+    func testOpusPacketsBecomeWholePagesInFramesOfAbout100ms() throws {
+        let packets = try Self.packets()
+        var probe = FramingProbe(format: .opus)
+        for packet in packets { packet.withUnsafeBytes { probe.append($0, duration48k: 960) } }
+        probe.append(UnsafeRawBufferPointer(start: nil, count: 0), duration48k: 0, draining: true)
+        let stream = probe.sentBytes
+        let pages = try OggStreamReader.read(stream)
+        XCTAssertEqual(pages.count, packets.count + 2)
+        XCTAssertEqual(Array(pages[0].packets[0].prefix(8)), Array("OpusHead".utf8))
+        XCTAssertEqual(Array(pages[1].packets[0].prefix(8)), Array("OpusTags".utf8))
+        XCTAssertEqual(pages.map(\.sequence), (0..<pages.count).map { Int($0) }, "page sequence numbers")
+        XCTAssertTrue(pages[2...].map(\.granule) == (1...packets.count).map { Int64($0 * 960) }, "granule positions")
+        XCTAssertTrue(pages[2...].flatMap(\.packets) == packets, "packets back, in order, byte for byte")
+        XCTAssertEqual(probe.frames, (packets.count + 4) / 5, "5 packets of 20 ms a frame, headers with the first")
     }
 
-    func testBytesThatAreNotPagesStillGoOut() {
-        var assembler = FrameAssembler(framing: .ogg(frameMilliseconds: 100, maxBytes: 16_384))
-        let garbage = Array("not an ogg page at all".utf8)
-        garbage.withUnsafeBytes { assembler.append($0) }
-        let frame = assembler.nextFrame(draining: false)
-        XCTAssertEqual(frame?.bytes, garbage)
-        XCTAssertEqual(frame?.pages.first?.isOpaque, true)
-        // A page cut short waits, and at the end it goes out as it is.
-        let partial = Array("OggS".utf8) + [0, 0, 1, 2]
-        partial.withUnsafeBytes { assembler.append($0) }
-        XCTAssertNil(assembler.nextFrame(draining: false))
-        XCTAssertEqual(assembler.nextFrame(draining: true)?.bytes, partial)
+    /// After a trim at a sentence end, the replay is a new valid stream: headers, then the kept packets with their
+    /// granule positions (the first audio page marks the start offset).
+    func testOpusReplayIsAValidStreamFromTheHeadersOn() throws {
+        let packets = try Self.packets()
+        var probe = FramingProbe(format: .opus)
+        for packet in packets { packet.withUnsafeBytes { probe.append($0, duration48k: 960) } }
+        let replayed = probe.trimAndReplayStream(throughMilliseconds: 2500)
+        let pages = try OggStreamReader.read(replayed)
+        XCTAssertEqual(Array(pages[0].packets[0].prefix(8)), Array("OpusHead".utf8))
+        XCTAssertEqual(pages.map(\.sequence), (0..<pages.count).map { Int($0) })
+        // Packet k (from 1) ends at 20 k − 6.5 ms (the 312-sample pre-skip): the last ending by 2500 ms is 125.
+        XCTAssertEqual(pages[2].granule, 126 * 960, "the first replayed packet is packet 126")
+        XCTAssertEqual(pages.count - 2, packets.count - 125)
+        XCTAssertTrue(pages[2...].flatMap(\.packets) == Array(packets[125...]), "the kept packets, byte for byte")
     }
 
     // MARK: Replay buffer
@@ -96,7 +79,7 @@ final class FramingTests: XCTestCase {
         var replay = ReplayBuffer(format: .pcm, sampleRate: 16000, capacityBytes: 1 << 20)
         let audio = (0..<64_000).map { UInt8(truncatingIfNeeded: $0 / 2) } // 2 s
         for start in stride(from: 0, to: audio.count, by: 3200) {
-            replay.append(AudioFrame(bytes: Array(audio[start..<start + 3200]), pages: []))
+            Array(audio[start..<start + 3200]).withUnsafeBytes { _ = replay.append(pcm: $0) }
         }
         XCTAssertEqual(replay.startMilliseconds, 0)
         replay.trim(throughMilliseconds: 1200)
@@ -115,7 +98,7 @@ final class FramingTests: XCTestCase {
 
     func testPCMReplayIsBoundedAndDropsTheOldestAudio() {
         var replay = ReplayBuffer(format: .pcm, sampleRate: 16000, capacityBytes: 32_000)
-        let dropped = (0..<20).map { _ in replay.append(AudioFrame(bytes: [UInt8](repeating: 1, count: 3200), pages: [])) }
+        let dropped = (0..<20).map { _ in [UInt8](repeating: 1, count: 3200).withUnsafeBytes { replay.append(pcm: $0) } }
         XCTAssertEqual(dropped, Array(repeating: 0, count: 10) + Array(repeating: 3200, count: 10), "each drop reported")
         XCTAssertEqual(replay.keptBytes, 32_000)
         XCTAssertEqual(replay.droppedBytes, 32_000)
@@ -136,36 +119,5 @@ final class FramingTests: XCTestCase {
             if let wait = pacer.wait(at: time) { time += wait } else { pacer.sent(milliseconds: 100) }
         }
         XCTAssertEqual(pacer.sentMilliseconds, 6100, accuracy: 100)
-    }
-
-    func testOggReplayIsAValidStreamFromTheHeadersOn() throws {
-        let pages = try Self.opusPages()
-        var assembler = FrameAssembler(framing: .ogg(frameMilliseconds: 100, maxBytes: 16_384))
-        var replay = ReplayBuffer(format: .opus, sampleRate: 16000, capacityBytes: 1 << 20)
-        for page in pages {
-            page.withUnsafeBytes { assembler.append($0) }
-            while let frame = assembler.nextFrame(draining: false) { replay.append(frame) }
-        }
-        while let frame = assembler.nextFrame(draining: true) { replay.append(frame) }
-        replay.trim(throughMilliseconds: 2500)
-        // Page k (from 1) ends at 20 k − 6.5 ms: its granule counts the 312-sample pre-skip.
-        XCTAssertEqual(replay.startMilliseconds, 2493, "the last page ending by 2500 ms is page 125")
-        let stream = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100).flatMap(\.bytes)
-        var offset = 0
-        var sequence: UInt32 = 0
-        var granules: [Int64] = []
-        while offset < stream.count {
-            guard case .page(let length) = OggPage.scan(stream, at: offset) else { return XCTFail("not a page at \(offset)") }
-            let page = stream[offset..<offset + length]
-            XCTAssertEqual(OggPage.renumbered(page, sequence: sequence), Array(page), "page \(sequence): sequence and CRC")
-            granules.append(OggPage.granule(page))
-            offset += length
-            sequence += 1
-        }
-        XCTAssertEqual(Array(granules.prefix(2)), [0, 0], "OpusHead and OpusTags first")
-        XCTAssertNotNil(OggPage.opusPreSkip(stream[0...]))
-        let preSkip = Int64(OggPage.opusPreSkip(stream[0...]) ?? 0)
-        XCTAssertEqual((granules[2] - preSkip) / 48, 2513, "the first replayed page is page 126")
-        XCTAssertEqual(granules.count - 2, pages.count - 2 - 125, "pages ending after 2500 ms (125 of 20 ms)")
     }
 }

@@ -182,8 +182,8 @@ final class HostileFloodTests: XCTestCase {
             XCTAssertGreaterThan(sent, 50_000, "\(family): the server could not flood")
             XCTAssertEqual(results, sent + 1, "\(family): the delegate gets every result")
             Thread.sleep(forTimeInterval: 0.3) // the delivery queue yields to the sequence after the delegate
-            XCTAssertEqual(run.session.statistics.streamEventsDropped, run.recorder.events.count - 4096,
-                           "\(family): the unread sequence keeps the newest 4096 events")
+            XCTAssertEqual(run.session.statistics.streamEventsDropped, 0,
+                           "\(family): a sequence nobody asked for keeps (and drops) nothing")
             run.session.close()
         }
     }

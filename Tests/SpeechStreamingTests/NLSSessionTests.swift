@@ -89,7 +89,7 @@ final class NLSSessionTests: XCTestCase {
 
     func testOggOpusTranscription() throws {
         let server = try ReferenceServer(["--api-key", Self.token])
-        _ = try runAndCheck(configuration(server, format: .opus), pieces: TestAudio.oggPages(TestAudio.samples()),
+        _ = try runAndCheck(configuration(server, format: .opus), pieces: TestAudio.opusPackets(TestAudio.samples()),
                             tolerance: 30, label: "NLS Ogg Opus")
     }
 

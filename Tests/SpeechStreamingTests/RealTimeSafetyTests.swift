@@ -27,7 +27,7 @@ final class RealTimeSafetyTests: XCTestCase {
                     switch result {
                     case .accepted: accepted += 1
                     case .queueFull: full += 1
-                    case .inactive: inactive += 1
+                    case .inactive, .invalidAudio: inactive += 1
                     }
                 }
             }

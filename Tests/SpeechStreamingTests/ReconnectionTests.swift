@@ -32,7 +32,7 @@ final class ReconnectionTests: XCTestCase {
         let recorder = EventRecorder()
         session.delegate = recorder
         try session.start()
-        let pieces = format == .pcm ? TestAudio.chunks(TestAudio.pcm(), size: 3200) : try TestAudio.oggPages(TestAudio.samples())
+        let pieces = format == .pcm ? TestAudio.chunks(TestAudio.pcm(), size: 3200) : try TestAudio.opusPackets(TestAudio.samples())
         TestAudio.stream(session, pieces: pieces, pause: 0.004)
         session.stop()
         let end = recorder.waitForEnd(timeout: 20)

@@ -33,7 +33,17 @@ final class TtsRecorder: NeoNuiStreamInputTtsDelegate, @unchecked Sendable { // 
     }
 
     func onStreamInputTtsLogTrackCallback(_ level: NuiSdkLogLevel, logMessage log: UnsafePointer<CChar>?) {
-        condition.withLock { logLines.append(log.map { String(cString: $0) } ?? "") }
+        condition.withLock { logLines.append(log.map { String(cString: $0) } ?? ""); condition.broadcast() }
+    }
+
+    /// Waits (bounded) until a log line satisfies `match`; the log lines so far either way.
+    @discardableResult
+    func waitForLog(timeout: TimeInterval = 10, _ match: (String) -> Bool) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !logLines.contains(where: match), condition.wait(until: deadline) {}
+        return logLines
     }
 
     var logs: [String] { condition.withLock { logLines } }
@@ -270,8 +280,8 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
             let result = tts.startStreamInputTts(ticket, parameters: parameters, sessionId: nil,
                                                  logLevel: .NUI_LOG_LEVEL_INFO, saveLog: saveLog)
             XCTAssertEqual(result, code, "\(key): \(ticket ?? "nil") \(parameters ?? "nil")")
-            Thread.sleep(forTimeInterval: 0.02)
-            XCTAssertTrue(recorder.logs.contains { $0.contains(key) && $0.contains(code.name) }, "\(key): \(recorder.logs)")
+            let logs = recorder.waitForLog { $0.contains(key) && $0.contains(code.name) }
+            XCTAssertTrue(logs.contains { $0.contains(key) && $0.contains(code.name) }, "\(key): \(logs)")
             XCTAssertFalse(recorder.logs.joined().contains(Self.key))
             XCTAssertEqual(tts.sendStreamInputTts("x"), .NUI_ERR_NO_DIALOG, "a refused start leaves it idle")
         }

@@ -58,17 +58,12 @@ final class RoomSink: PlaybackSink, @unchecked Sendable { // touched by the play
     let frontEnd: FrontEnd
     var written = 0
     var mic: [Int16] = []
-    private var history = [Float](repeating: 0, count: 400)
+    private var room = SimulatedRoom()
     private var frame = [Int16]()
     init(frontEnd: FrontEnd) { self.frontEnd = frontEnd }
 
     func write(_ samples: UnsafeBufferPointer<Int16>) {
-        frame.removeAll(keepingCapacity: true)
-        for sample in samples {
-            history.removeFirst()
-            history.append(Float(sample))
-            frame.append(Int16(0.63 * history[399 - 40] + 0.32 * history[399 - 200]))
-        }
+        room.echo(of: samples, into: &frame)
         mic += frame
         _ = frame.withUnsafeBufferPointer { frontEnd.pushMic(samples: $0) }
         written += samples.count

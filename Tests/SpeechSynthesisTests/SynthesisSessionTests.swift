@@ -154,13 +154,14 @@ final class SynthesisSessionTests: XCTestCase {
         session.close()
     }
 
-    /// An `events` sequence nobody reads holds at most `eventBufferLimit` events; the rest are dropped and counted,
-    /// while the delegate still gets every one.
+    /// An `events` sequence taken and never read holds at most `eventBufferLimit` events; the rest are dropped and
+    /// counted, while the delegate still gets every one.
     func testAnUnreadEventStreamIsBoundedAndCountsItsDrops() async throws {
         let server = try SynthesisServer()
         var connection = ConnectionOptions()
         connection.eventBufferLimit = 4
         let session = try SpeechSynthesisSession(configuration: configuration(server.url, connection: connection))
+        let events = session.events // made on first access: before the task (a stream nobody asks for keeps nothing)
         let (recorder, _) = try await synthesize(session, [Self.text])
         let delivered = recorder.events.count
         XCTAssertGreaterThan(delivered, 20)
@@ -168,7 +169,7 @@ final class SynthesisSessionTests: XCTestCase {
         XCTAssertEqual(session.statistics.eventsDropped, 0)
         var kept = 0
         session.close()
-        for await _ in session.events { kept += 1 }
+        for await _ in events { kept += 1 }
         XCTAssertEqual(kept, 4)
     }
 

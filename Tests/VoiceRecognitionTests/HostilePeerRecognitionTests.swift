@@ -37,7 +37,8 @@ final class HostilePeerRecognitionTests: XCTestCase {
         async throws -> (events: [RecognitionEvent], outcome: Result<RecognitionSummary, RecognitionError>) {
         let server = try ReferenceServer.hostile(mode)
         let session = try Self.session(server, wire, connection: connection)
-        let collector = Task { await session.events.reduce(into: [RecognitionEvent]()) { $0.append($1) } }
+        let events = session.events // made on first access: before start()
+        let collector = Task { await events.reduce(into: [RecognitionEvent]()) { $0.append($1) } }
         var outcome: Result<RecognitionSummary, RecognitionError>
         do {
             try await session.start()
@@ -128,10 +129,11 @@ final class HostileSlowConsumerTests: XCTestCase {
         let before = residentMiB()
         let peak = LockedValue(before)
         // About 2,000 events a second: a fifth of the flood.
+        let events = session.events
         let consumer = Task { () -> (results: Int, last: RecognitionEvent?) in
             var results = 0
             var last: RecognitionEvent?
-            for await event in session.events {
+            for await event in events {
                 switch event { case .partialResult, .finalResult: results += 1; default: break }
                 last = event
                 usleep(500)

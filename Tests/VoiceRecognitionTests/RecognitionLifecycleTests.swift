@@ -1,7 +1,7 @@
 import AudioFrontEnd
 import Foundation
 import SpeechStreaming
-import VoiceRecognition
+@_spi(Testing) import VoiceRecognition
 import XCTest
 
 /// Finish, cancel (forced or not), errors, the mic-silence watchdog, calls from the handler, misuse.
@@ -89,6 +89,7 @@ final class RecognitionLifecycleTests: XCTestCase {
         let url = Wire.dashScope.service(server)
         server.stop() // nothing listens at its port now
         let session = try RecognitionSession(configuration: RecognitionConfiguration(service: url))
+        let events = session.events // made on first access: before start()
         do {
             try await session.start()
             XCTFail("start() succeeded with nothing listening")
@@ -98,7 +99,7 @@ final class RecognitionLifecycleTests: XCTestCase {
             XCTAssertFalse(error.message.contains("sk-test-key-4242"))
         }
         var last: RecognitionEvent?
-        for await event in session.events { last = event }
+        for await event in events { last = event }
         guard case .error(.service(let cause)) = last else { return XCTFail("last event \(String(describing: last))") }
         XCTAssertEqual(cause.code, .connectionRefused)
         do {
@@ -193,11 +194,12 @@ final class RecognitionLifecycleTests: XCTestCase {
 
         // A forced cancel before start still ends the async session's events.
         let unstarted = try RecognitionSession(configuration: RecognitionConfiguration(service: Wire.nls.service(server)))
+        let unstartedEvents = unstarted.events
         unstarted.cancel()
         let ends = LockedValue<[RecognitionEvent]>([])
         let done = expectation(description: "events end")
         Task {
-            for await event in unstarted.events { ends.update { $0.append(event) } }
+            for await event in unstartedEvents { ends.update { $0.append(event) } }
             done.fulfill()
         }
         wait(for: [done], timeout: 5)

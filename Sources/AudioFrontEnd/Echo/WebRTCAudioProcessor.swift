@@ -3,8 +3,9 @@ import CAudioShims
 /// An internal owner of one webrtc-audio-processing instance (`afe_apm` in the C shim): configuration in,
 /// render and capture frames, voice flag, speech probability and echo metrics out.
 ///
-/// Used by ``WebRTCEchoCanceller`` and ``WebRTCNoiseSuppressor``, each with its own handle; any other stage that
-/// needs a part of the APM (VAD, high-pass filter) can own one too. The shim's `afe_apm_config` is used as the
+/// Used by ``WebRTCEchoCanceller``, ``WebRTCNoiseSuppressor`` and ``WebRTCVoiceActivityDetector``, each with its own
+/// handle; in the front end a WebRTC canceller's instance also runs WebRTC NS and the VAD when they are configured
+/// (``ProcessingChain``: one band split instead of three). The shim's `afe_apm_config` is used as the
 /// configuration because this type is internal; the public stages translate their `Configuration` into it.
 ///
 /// Invariant behind `@unchecked Sendable`: one thread at a time calls into an instance. The instance may move
@@ -113,18 +114,23 @@ final class WebRTCAudioProcessor: @unchecked Sendable {
         return result
     }
 
-    /// Samples the capture output lags its input, by rate, with an echo canceller (AEC2 or AECM) on or with
-    /// noise suppression alone. Measured (silent reference, speech-like input) at each rate the library takes;
-    /// above 16 kHz the band-splitting filters add a fraction of a sample, rounded here.
-    static func latencySamples(sampleRate: Int, echo: Bool) -> Int {
-        switch (sampleRate, echo) {
-        case (8000, true), (16000, true): 112
-        case (32000, true): 228
-        case (48000, true): 382
-        case (8000, false): 48
-        case (16000, false): 96
-        case (32000, false): 196
-        case (48000, false): 335
+    /// Samples the capture output lags its input, by rate, with an echo canceller (AEC2 or AECM), noise
+    /// suppression, or both in one instance (`noise` defaults to "no canceller"). Measured (silent reference,
+    /// speech-like input) at each rate the library takes; above 16 kHz the band-splitting filters add a few
+    /// samples (a fraction at 32 kHz), once per instance: both in one instance lag less than the two apart.
+    static func latencySamples(sampleRate: Int, echo: Bool, noise: Bool? = nil) -> Int {
+        switch (sampleRate, echo, noise ?? !echo) {
+        case (8000, true, false), (16000, true, false): 112
+        case (32000, true, false): 228
+        case (48000, true, false): 382
+        case (8000, false, true): 48
+        case (16000, false, true): 96
+        case (32000, false, true): 196
+        case (48000, false, true): 335
+        case (8000, true, true): 160
+        case (16000, true, true): 208
+        case (32000, true, true): 420
+        case (48000, true, true): 671
         default: 0
         }
     }

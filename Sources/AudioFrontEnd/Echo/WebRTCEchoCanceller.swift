@@ -81,12 +81,23 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
     }
 
     private let processor: WebRTCAudioProcessor
+    /// Whether the instance also suppresses noise (``init(configuration:hostedNoise:hostedVoice:)``).
+    let hostsNoiseSuppression: Bool
 
     /// Creates the canceller. Allocates; not real-time safe. The corresponding C function is `afe_apm_create`.
     /// - Throws: ``AudioFrontEndError/Code/unsupportedSampleRate`` for a rate the mode cannot run at (44.1 kHz,
     ///   AECM above 16 kHz); ``AudioFrontEndError/Code/invalidConfiguration`` for a stream delay outside
     ///   0...500 ms; ``AudioFrontEndError/Code/libraryFailure`` when the library refuses.
-    public init(configuration: Configuration = Configuration()) throws {
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(configuration: configuration, hostedNoise: nil, hostedVoice: nil)
+    }
+
+    /// A canceller whose `AudioProcessing` also runs the noise suppressor and/or the VAD after the echo
+    /// canceller on the same band split, as one `ProcessStream` (the front end's chain when every one of them is
+    /// WebRTC's, ``ProcessingChain``). NS then analyses the noise before the canceller and suppresses after it,
+    /// the library's own order. Allocates; not real-time safe.
+    init(configuration: Configuration, hostedNoise: WebRTCNoiseSuppressor.Configuration.Level?,
+         hostedVoice: WebRTCVoiceActivityDetector.Likelihood?) throws {
         let rate = configuration.sampleRate
         let component = configuration.mode == .aec2 ? "WebRTC AEC2" : "WebRTC AECM"
         guard SampleRates.webRTCNative.contains(rate) else {
@@ -115,7 +126,10 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
             config.metrics = 0
         }
         config.high_pass_filter = configuration.highPassFilter ? 1 : 0
+        config.noise_suppression = hostedNoise?.rawValue ?? -1
+        config.vad_likelihood = hostedVoice?.rawValue ?? -1
         processor = try WebRTCAudioProcessor(configuration: config, component: component)
+        hostsNoiseSuppression = hostedNoise != nil
         self.configuration = configuration
         frameLength = processor.frameLength
         streamDelayMilliseconds = configuration.streamDelayMilliseconds
@@ -146,7 +160,14 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
 
     /// The library's buffering delay at this rate (AEC2 and AECM alike; measured with a silent reference by
     /// `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
-    public var latencySamples: Int { WebRTCAudioProcessor.latencySamples(sampleRate: sampleRate, echo: true) }
+    /// With noise suppression hosted, the suppressor's delay comes on top, the band split counted once
+    /// (`SharedAudioProcessingTests.testHostedNoiseSuppressionDelayIsMeasured`).
+    public var latencySamples: Int {
+        WebRTCAudioProcessor.latencySamples(sampleRate: sampleRate, echo: true, noise: hostsNoiseSuppression)
+    }
+
+    /// The hosted VAD's verdict on the last frame processed (false when no VAD is hosted). Real-time safe.
+    var hasVoice: Bool { processor.hasVoice }
 
     /// Clears the adaptive state and keeps the configuration and the current stream delay. Not real-time safe.
     /// The corresponding C function is `afe_apm_reset` (`Initialize`).

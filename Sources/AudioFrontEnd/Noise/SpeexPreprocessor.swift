@@ -26,7 +26,7 @@ final class SpeexPreprocessor: @unchecked Sendable {
 
     private var state: OpaquePointer
     private let settings: Settings
-    private let echoState: OpaquePointer?
+    private var echoState: OpaquePointer?
 
     /// Creates the state and applies `settings`. Allocates; not real-time safe.
     /// The corresponding C functions are `speex_preprocess_state_init` and `speex_preprocess_ctl`.
@@ -72,6 +72,14 @@ final class SpeexPreprocessor: @unchecked Sendable {
     @inline(__always)
     func run(_ frame: UnsafeMutablePointer<Int16>) {
         _ = speex_preprocess_run(state, frame)
+    }
+
+    /// Reads its residual-echo estimate from `echoState` from now on (a canceller that changed filters).
+    /// Real-time safe: speexdsp only stores the pointer. Only for a preprocessor created with an echo state.
+    func attach(echoState: OpaquePointer) {
+        guard self.echoState != nil else { return }
+        self.echoState = echoState
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(echoState))
     }
 
     /// Forgets the noise and echo estimates by creating a fresh state with the same settings (speexdsp has no

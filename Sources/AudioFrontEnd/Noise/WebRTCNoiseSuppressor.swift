@@ -1,7 +1,8 @@
 import CAudioShims
 
 /// Noise suppression by webrtc-audio-processing 0.3's `NoiseSuppression`, through its own APM instance with
-/// only NS enabled (C shim `afe_apm_*`).
+/// only NS enabled (C shim `afe_apm_*`). In a `FrontEnd` whose echo canceller is WebRTC's, NS runs inside the
+/// canceller's instance instead (same level; the noise is analysed before the canceller, as the library orders it).
 ///
 /// Works at 8, 16, 32 or 48 kHz. The suppressor learns the noise during the first second or so and then tracks
 /// it; it removes stationary noise (fans, hum, road) and little of non-stationary noise (babble, clicks).

@@ -1,6 +1,7 @@
-import COgg
+import OggMux
 
-/// Writes an Ogg Opus stream (RFC 7845) page by page into a caller-given sink, through libogg.
+/// Writes an Ogg Opus stream (RFC 7845) page by page into a caller-given sink, through libogg: a thin public layer
+/// over the package's one muxer (`OggOpusPacker`, module OggMux), which the streaming client's socket path uses too.
 ///
 /// The stream: an OpusHead page (beginning of stream), an OpusTags page, then audio pages whose granule
 /// position counts 48 kHz samples including the pre-skip, and a last page with the end-of-stream flag whose
@@ -28,19 +29,14 @@ public final class OggOpusWriter: @unchecked Sendable {
     public let configuration: Configuration
 
     /// 48 kHz samples in all audio packets written so far (the granule position of the last packet).
-    public private(set) var granulePosition: Int64 = 0
+    public var granulePosition: Int64 { packer.granulePosition }
     /// Pages emitted into the sink so far, header pages included.
-    public private(set) var pageCount = 0
+    public var pageCount: Int { packer.pageCount }
     /// Whether ``finish(lastPacket:inputSampleCount:)`` has ended the stream.
     public private(set) var isFinished = false
 
     private let sink: PageSink
-    private let stream: UnsafeMutablePointer<ogg_stream_state>
-    private let scratch: UnsafeMutableRawBufferPointer
-    private var packetNumber: Int64 = 0
-
-    /// The largest Ogg page: 27-byte header, 255 lacing values, 255 × 255 body bytes.
-    static let maximumPageBytes = 27 + 255 + 255 * 255
+    private let packer: OggOpusPacker
 
     /// Creates the stream and writes its OpusHead and OpusTags pages into `sink`. Allocates; not real-time safe.
     ///
@@ -64,20 +60,14 @@ public final class OggOpusWriter: @unchecked Sendable {
         self.configuration = configuration
         self.serialNumber = configuration.serialNumber ?? UInt32.random(in: 0...UInt32.max)
         self.sink = sink
-        stream = .allocate(capacity: 1)
-        guard ogg_stream_init(stream, Int32(bitPattern: serialNumber)) == 0 else {
-            stream.deallocate()
+        let head = OggOpusHeaderPackets.identification(channelCount: channelCount, preSkip: preSkip,
+                                                       inputSampleRate: inputSampleRate)
+        let tags = OggOpusHeaderPackets.comments(vendor: configuration.vendor, comments: configuration.comments)
+        guard let packer = OggOpusPacker(serialNumber: serialNumber, head: head, tags: tags) else {
             throw AudioFrontEndError(.libraryFailure, "ogg_stream_init failed")
         }
-        scratch = .allocate(byteCount: Self.maximumPageBytes, alignment: 16)
-        let head = OggOpusHeaders.identification(channelCount: channelCount, preSkip: preSkip,
-                                                 inputSampleRate: inputSampleRate)
-        let tags = OggOpusHeaders.comments(vendor: configuration.vendor, comments: configuration.comments)
-        // Each header on its own page (RFC 7845 §3), granule position 0.
-        head.withUnsafeBufferPointer { submit($0, granule: 0, beginning: true, end: false) }
-        flushAll()
-        tags.withUnsafeBufferPointer { submit($0, granule: 0, beginning: false, end: false) }
-        flushAll()
+        self.packer = packer
+        packer.start(into: sink)
     }
 
     /// A writer for what `encoder` produces: its channel count, sample rate and pre-skip.
@@ -85,12 +75,6 @@ public final class OggOpusWriter: @unchecked Sendable {
                             sink: @escaping PageSink) throws {
         try self.init(channelCount: encoder.channelCount, inputSampleRate: encoder.sampleRate,
                       preSkip: encoder.preSkip, configuration: configuration, sink: sink)
-    }
-
-    deinit {
-        ogg_stream_clear(stream)
-        stream.deallocate()
-        scratch.deallocate()
     }
 
     /// Appends one Opus packet; with ``Paging/pagePerPacket`` its page reaches the sink before this returns.
@@ -105,9 +89,8 @@ public final class OggOpusWriter: @unchecked Sendable {
         guard !isFinished else { return .streamFinished }
         let duration = Opus.packetDuration(packet)
         guard duration > 0, packet.count <= Opus.maximumPacketBytes else { return .invalidPacket }
-        granulePosition += Int64(duration)
-        submit(packet, granule: granulePosition, beginning: false, end: false)
-        if configuration.paging == .pagePerPacket { flushAll() } else { emitFullPages() }
+        packer.append(packet: UnsafeRawBufferPointer(packet), granuleAdvance: Int64(duration),
+                      flush: configuration.paging == .pagePerPacket, into: sink)
         return .ok
     }
 
@@ -127,48 +110,11 @@ public final class OggOpusWriter: @unchecked Sendable {
         guard !isFinished else { return .streamFinished }
         let duration = Opus.packetDuration(lastPacket)
         guard duration > 0, lastPacket.count <= Opus.maximumPacketBytes else { return .invalidPacket }
-        let previous = granulePosition
-        granulePosition += Int64(duration)
         let rate = Int64(inputSampleRate)
         let input48k = (Int64(max(0, inputSampleCount)) * Int64(Opus.granuleRate) + rate - 1) / rate
-        let trimmed = max(previous, min(granulePosition, Int64(preSkip) + input48k))
-        submit(lastPacket, granule: trimmed, beginning: false, end: true)
-        flushAll()
+        packer.append(packet: UnsafeRawBufferPointer(lastPacket), granuleAdvance: Int64(duration),
+                      trimmedGranule: Int64(preSkip) + input48k, end: true, flush: true, into: sink)
         isFinished = true
         return .ok
-    }
-
-    private func submit(_ bytes: UnsafeBufferPointer<UInt8>, granule: Int64, beginning: Bool, end: Bool) {
-        var packet = ogg_packet()
-        packet.packet = UnsafeMutablePointer(mutating: bytes.baseAddress)
-        packet.bytes = bytes.count
-        packet.b_o_s = beginning ? 1 : 0
-        packet.e_o_s = end ? 1 : 0
-        packet.granulepos = granule
-        packet.packetno = packetNumber
-        packetNumber += 1
-        ogg_stream_packetin(stream, &packet)
-    }
-
-    /// Emits every page libogg holds, partial ones included.
-    private func flushAll() {
-        var page = ogg_page()
-        while ogg_stream_flush(stream, &page) != 0 { emit(page) }
-    }
-
-    /// Emits the pages libogg considers full.
-    private func emitFullPages() {
-        var page = ogg_page()
-        while ogg_stream_pageout(stream, &page) != 0 { emit(page) }
-    }
-
-    /// Copies one page (header then body) into the scratch buffer and hands it to the sink.
-    private func emit(_ page: ogg_page) {
-        let headerLength = page.header_len, bodyLength = page.body_len
-        guard let base = scratch.baseAddress, headerLength + bodyLength <= scratch.count else { return }
-        base.copyMemory(from: page.header, byteCount: headerLength)
-        if bodyLength > 0 { (base + headerLength).copyMemory(from: page.body, byteCount: bodyLength) }
-        pageCount += 1
-        sink(UnsafeRawBufferPointer(start: base, count: headerLength + bodyLength))
     }
 }

@@ -25,7 +25,17 @@ extension OggOpusWriter {
         /// Checks the comments' form.
         /// - Throws: ``AudioFrontEndError/Code/invalidConfiguration`` naming a malformed comment.
         public func validate() throws {
-            for comment in comments { try OggOpusHeaders.validate(comment: comment) }
+            for comment in comments { try Self.validate(comment: comment) }
+        }
+
+        /// Throws ``AudioFrontEndError/Code/invalidConfiguration`` unless `comment` is "NAME=value" with a
+        /// name of printable ASCII other than '=' (RFC 7845 §5.2, after Vorbis comments).
+        static func validate(comment: String) throws {
+            guard let equals = comment.firstIndex(of: "="), equals != comment.startIndex,
+                  comment[..<equals].utf8.allSatisfy({ (0x20...0x7D).contains($0) }) else {
+                throw AudioFrontEndError(.invalidConfiguration,
+                                         "an OpusTags comment must look like NAME=value with an ASCII name, not \"\(comment)\"")
+            }
         }
     }
 }

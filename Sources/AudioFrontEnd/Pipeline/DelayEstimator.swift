@@ -12,15 +12,18 @@ import Darwin
 /// accumulated with exponential forgetting (about 4 s), and its phase alone (each bin divided by its magnitude)
 /// is transformed back: the result peaks sharply at the delays of the direct path and of the early reflections,
 /// whatever the far end's spectrum. The estimate is the earliest peak at least ``reflectionRatio`` of the
-/// highest within 30 ms before it (the direct path; PHAT gives a strong reflection as much weight), refined by
-/// parabolic interpolation, accepted when it stands ``confidenceThreshold`` times above the mean magnitude.
+/// highest within 30 ms before it (the direct path; PHAT gives a strong reflection as much weight) or, once there is
+/// an estimate, such a peak within 2 ms of it, refined by parabolic interpolation, accepted when it stands
+/// ``confidenceThreshold`` times above the mean magnitude. Under a clock drift the accumulated spectrum is moved
+/// with the delay at each update, once the drift is known, so it stays coherent.
 ///
 /// Why not the onset correlation used before: onsets of voiced speech repeat at the pitch period and those of
 /// music at its beat, so their correlation has a comb of peaks about 10 ms apart and locked on the wrong tooth
 /// (10–70 ms off in 9 of the 25 echo scenes of the scenario matrix's tuning half); the phase transform whitens
 /// the harmonics away. The estimate reported is steadied by a ``DelayTracker``.
 ///
-/// Cost: two complex FFTs of ``fftLength`` (8192 at the default 1000 ms range) every 0.128 s for the first
+/// Cost: a complex FFT of ``fftLength`` (8192 at the default 1000 ms range) and one of half that length (the
+/// real correlation's inverse, see ``correlation()``) every 0.128 s for the first
 /// estimate and 5 s after it, then every 0.256 s: a peak of about 3 million instructions in one frame of 26.
 /// Real-time safe after creation; one thread (the pipeline's processing thread).
 final class DelayEstimator {
@@ -72,8 +75,41 @@ final class DelayEstimator {
     private let tracker: DelayTracker
     private var drift: DriftFit
     private var samplesProcessed = 0
-    /// The current estimate in samples (the steadied one), or nil before a confident one.
-    var delaySamples: Double? { tracker.median }
+    /// Weighted mean age (s) of what the accumulated cross-spectrum holds at the last update, and its weight.
+    private var spectrumAgeSeconds = 0.0
+    private var spectrumWeight = 0.0
+    private var lastUpdateSeconds = 0.0
+    /// The current estimate in samples, or nil before a confident one: the steadied one (``DelayTracker``), carried
+    /// forward over its age once ``DriftFit/earlySlope`` finds the delay moving. Why: a raw estimate holds about
+    /// 4 s of cross-spectrum and the median stands for the middle of its 33 raw estimates, so under drift the
+    /// steadied estimate trails the delay by slope × (the median's age + the cross-spectrum's): at 200 ppm
+    /// 1.3-2.6 ms on the scenario matrix's tuning half (`drift_200`), more than the 2 ms asked. Each raw estimate is
+    /// filed at the time its delay was the delay (now minus the spectrum's age, see ``trackSpectrumAge()``), so the
+    /// age is now minus the median's middle. A slope counts when it is at least ``driftCorrectionMinimum`` and
+    /// moved the fitted line by ``driftCorrectionEvidence`` over the points' span (the jitter of a still delay tilts
+    /// a short fit by tens of ppm, but moves it by a few tenths of a millisecond); the correction is at most
+    /// ``driftCorrectionLimitSamples``. The same slope keeps the accumulated cross-spectrum coherent
+    /// (``accumulateCrossSpectrum()``).
+    var delaySamples: Double? {
+        guard let median = tracker.median else { return nil }
+        guard let slope = believedSlope, let middle = tracker.middleSeconds else { return median }
+        let age = Double(samplesProcessed) / Double(sampleRate) - middle
+        let correction = slope * age * Double(sampleRate)
+        return median + max(-driftCorrectionLimitSamples, min(driftCorrectionLimitSamples, correction))
+    }
+    /// The drift line's slope (s/s) once it is believed (see ``delaySamples``), else nil.
+    private var believedSlope: Double? {
+        guard let slope = drift.earlySlope, abs(slope) >= driftCorrectionMinimum, abs(slope) <= 1e-3,
+              abs(slope) * min(drift.spanSeconds, drift.memorySeconds) >= driftCorrectionEvidence else { return nil }
+        return slope
+    }
+    /// Smallest drift the estimate is corrected for (25 ppm): below it the lag is under 0.3 ms.
+    let driftCorrectionMinimum = 25e-6
+    /// How far (s) the fitted line must have moved over its span before its slope is believed (1 ms).
+    let driftCorrectionEvidence = 0.001
+    /// How far (samples, 3 ms: under the alignment's 4 ms hysteresis) the drift correction may move the steadied
+    /// estimate.
+    private var driftCorrectionLimitSamples: Double { 0.003 * Double(sampleRate) }
     /// Peak over mean magnitude of the phase-transformed correlation at the last update (higher is surer).
     private(set) var confidence: Float = 0
     /// Minimum peak-to-mean ratio for an estimate to be accepted. Chosen on the scenario matrix's tuning half:
@@ -168,6 +204,9 @@ final class DelayEstimator {
         latestSamples = nil
         tracker.reset()
         drift = DriftFit()
+        spectrumAgeSeconds = 0
+        spectrumWeight = 0
+        lastUpdateSeconds = 0
         confidence = 0
     }
 
@@ -178,9 +217,31 @@ final class DelayEstimator {
         windowFrames = 0
         guard active else { return }
         accumulateCrossSpectrum()
+        trackSpectrumAge()
         let c = correlation()
         pickPeak(c)
         if tracker.median != nil { updatesSinceEstimate += 1 }
+    }
+
+    /// Ages the cross-spectrum's contents by the time since the last update and adds the newest window (its
+    /// centre, plus the estimator's 20 ms look-back, is 0.28 s old), with the same forgetting as the spectrum.
+    private func trackSpectrumAge() {
+        let now = Double(samplesProcessed) / Double(sampleRate)
+        let lambda = Double(updatesSinceEstimate >= settledUpdates ? settledForgetting : forgetting)
+        let newest = Double(windowLength * decimation) / Double(sampleRate) / 2 + 0.02
+        let old = lambda * spectrumWeight
+        spectrumWeight = old + 1
+        // Moved with the drift (``accumulateCrossSpectrum()``), the old contents stand for the delay of now.
+        let aged = believedSlope == nil ? now - lastUpdateSeconds : 0
+        spectrumAgeSeconds = (old * (spectrumAgeSeconds + aged) + newest) / spectrumWeight
+        lastUpdateSeconds = now
+    }
+
+    /// How far (analysis samples) the delay moved since the last update under the believed drift, 0 without one.
+    private var spectrumShift: Double {
+        guard let slope = believedSlope else { return 0 }
+        let elapsed = Double(samplesProcessed) / Double(sampleRate) - lastUpdateSeconds
+        return slope * elapsed * Double(sampleRate / decimation)
     }
 
     /// cross = λ·cross + MIC·conj(REF) for bins 0…N/2, where the mic window sits at offset `lagCount` of an
@@ -201,37 +262,65 @@ final class DelayEstimator {
         (im + ringLength).update(repeating: 0, count: n - ringLength)
         fft.forward(real: re, imaginary: im)
         let lambda = updatesSinceEstimate >= settledUpdates ? settledForgetting : forgetting
+        // Under a believed drift the accumulated spectrum is moved by the delay's change since the last update
+        // (bin k times e^(−2πik·shift/N), a phasor stepped bin by bin), so it stays coherent.
+        let shift = spectrumShift
+        let stepR = cos(-2 * Double.pi * shift / Double(n)), stepI = sin(-2 * Double.pi * shift / Double(n))
+        var pr = 1.0, pi = 0.0
         for k in 0...(n / 2) {
             let m = (n - k) & (n - 1)
             let zr = re[k], zi = im[k], yr = re[m], yi = im[m]
             let micR = (zr + yr) * 0.5, micI = (zi - yi) * 0.5
             let refR = (zi + yi) * 0.5, refI = (yr - zr) * 0.5
-            crossReal[k] = crossReal[k] * lambda + micR * refR + micI * refI
-            crossImaginary[k] = crossImaginary[k] * lambda + micI * refR - micR * refI
+            let cr = crossReal[k], ci = crossImaginary[k]
+            let rr = Float(pr) * lambda, ri = Float(pi) * lambda
+            crossReal[k] = cr * rr - ci * ri + micR * refR + micI * refI
+            crossImaginary[k] = cr * ri + ci * rr + micI * refR - micR * refI
+            (pr, pi) = (pr * stepR - pi * stepI, pr * stepI + pi * stepR)
         }
     }
 
-    /// The phase-transformed correlation for lags 0..<lagCount, left in `real` (unscaled).
+    /// The phase-transformed correlation for lags 0..<lagCount, left in `real` (scaled by N/2; every use of it
+    /// is scale-free).
+    ///
+    /// The correlation is real, so its inverse transform takes one complex FFT of half the length: with
+    /// G[k] the whitened cross-spectrum (G[N−k] = conj G[k]), the even and odd lags form x[m] = c[2m] + i·c[2m+1],
+    /// whose N/2-point spectrum is X[k] = E[k] + i·O[k], E[k] = ½(G[k] + conj G[N/2−k]) and
+    /// O[k] = ½·e^(2πik/N)·(G[k] − conj G[N/2−k]); x = IDFT(X) = conj(FFT(conj X)).
     private func correlation() -> UnsafeMutablePointer<Float> {
-        let n = fftLength
+        let n = fftLength, half = n / 2
         let re = real.baseAddress!, im = imaginary.baseAddress!
         var largest: Float = 0
-        for k in 0...(n / 2) {
+        for k in 0...half {
             largest = max(largest, crossReal[k] * crossReal[k] + crossImaginary[k] * crossImaginary[k])
         }
         let floor = largest * 1e-12 + Float.leastNormalMagnitude
-        // The inverse transform as a forward one of the conjugate; only the real part is read.
-        for k in 0...(n / 2) {
+        // The whitened spectrum G, bins 0...N/2, in re/im.
+        for k in 0...half {
             let gr = crossReal[k], gi = crossImaginary[k]
             let w = 1 / sqrtf(gr * gr + gi * gi + floor)
             re[k] = gr * w
-            im[k] = -gi * w
-            if k > 0 && k < n / 2 {
-                re[n - k] = gr * w
-                im[n - k] = gi * w
-            }
+            im[k] = gi * w
         }
-        fft.forward(real: re, imaginary: im)
+        // conj X in the upper halves of re/im (the FFT's input), from G in the lower ones.
+        let xr = re + half, xi = im + half
+        for k in 0..<half {
+            let ar = re[k], ai = im[k], br = re[half - k], bi = -im[half - k] // G[k], conj G[N/2−k]
+            let er = 0.5 * (ar + br), ei = 0.5 * (ai + bi)
+            let dr = 0.5 * (ar - br), di = 0.5 * (ai - bi)
+            let c = fft.cosine(k), s = -fft.sine(k) // e^(2πik/N) = c + i·s
+            let or = dr * c - di * s, oi = dr * s + di * c
+            xr[k] = er - oi
+            xi[k] = -(ei + or)
+        }
+        fft.forward(real: xr, imaginary: xi, count: half)
+        // c[2m] = Re x[m] = xr[m], c[2m+1] = Im x[m] = −xi[m]: interleaved into re from index 0; each write lands
+        // at or before the slot being read (2m + 1 ≤ N/2 + m), so nothing is overwritten before it is read.
+        for m in 0..<min(half, (lagCount + 1) / 2) {
+            let a = xr[m], b = -xi[m]
+            re[2 * m] = a
+            re[2 * m + 1] = b
+        }
         return re
     }
 
@@ -248,10 +337,20 @@ final class DelayEstimator {
         guard confidence >= confidenceThreshold else { return }
         // The direct path: the earliest local peak within 30 ms before the highest that is nearly as high.
         let back = 30 * sampleRate / decimation / 1000
-        for l in stride(from: max(1, best - back), to: best, by: 1) where c[l] >= reflectionRatio * c[best] && c[l] >= c[l - 1] && c[l] >= c[l + 1] {
-            best = l
-            break
+        // Once there is an estimate, the candidate (a local peak that high, the highest included) nearest to it
+        // within 2 ms is kept instead: an uncorrected drift blurs the accumulated spectrum (the phase transform
+        // gives its blurred bins full weight), and the blur stands 5–12 ms before the direct path as peaks that
+        // high (a 200 ppm loop of the 120 ms vector: 6–8 ms off for seconds, `DelayEstimatorDriftTests`).
+        let highest = best, current = delaySamples.map { $0 / Double(decimation) }
+        let near = 0.002 * Double(sampleRate / decimation)
+        var nearest: Int?
+        for l in stride(from: max(1, highest - back), through: highest, by: 1)
+        where c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] {
+            if best == highest, l < highest { best = l }
+            if let current, abs(Double(l) - current) <= near,
+               nearest.map({ abs(Double(l) - current) < abs(Double($0) - current) }) ?? true { nearest = l }
         }
+        if let nearest { best = nearest }
         var offset: Double = 0
         if best > 0, best < lagCount - 1 {
             let a = Double(c[best - 1]), b = Double(c[best]), d = Double(c[best + 1])
@@ -261,19 +360,26 @@ final class DelayEstimator {
         let raw = (Double(best) + offset) * Double(decimation)
         latestSamples = raw
         let agreement = 0.002 * Double(sampleRate)
+        // When the delay found was the delay: the accumulated spectrum's contents are this old (without a drift
+        // correction they age, with it they stay as old as the newest window).
+        let seconds = Double(samplesProcessed) / Double(sampleRate) - spectrumAgeSeconds
         guard let median = tracker.median else {
             // The first windows carry little echo and a peak can stand out by chance (2 ms on the 120 ms echo
             // vector), which would set the canceller on a wrong alignment for a second: the first estimate
             // needs two consecutive windows that agree.
-            if let candidate, abs(candidate - raw) <= agreement { tracker.add(raw) }
+            if let candidate, abs(candidate - raw) <= agreement { tracker.add(raw, seconds: seconds) }
             candidate = raw
             return
         }
-        tracker.add(raw)
+        // A jump (device switched, path changed) starts a new drift line: the old one would tilt the new.
+        if tracker.add(raw, seconds: seconds) { drift = DriftFit() }
         // The drift line goes through estimates that agree with the steadied one (a reflection taken for a window,
-        // or a jump, would tilt it).
-        if abs(raw - median) <= agreement {
-            drift.add(seconds: Double(samplesProcessed) / Double(sampleRate), delay: raw / Double(sampleRate))
+        // or a jump, would tilt it), once the estimate has settled (``settledUpdates``): the first seconds' estimates
+        // still converge by a few ms, a step the line would read as drift.
+        if abs(raw - median) <= agreement, updatesSinceEstimate >= settledUpdates {
+            // Filed at the update's time, not at the delay's (``seconds``): while the spectrum fills, the delay's
+            // times advance slower than the clock, and the line, short of span, would be believed seconds later.
+            drift.add(seconds: seconds + spectrumAgeSeconds, delay: raw / Double(sampleRate))
         }
     }
 }

@@ -19,6 +19,8 @@ final class DelayTracker {
     let agreementSamples: Double
     let jumpConfirmations = 4
     private let values: UnsafeMutableBufferPointer<Double>
+    /// When each raw estimate was made (s), beside ``values``.
+    private let times: UnsafeMutableBufferPointer<Double>
     private let sorted: UnsafeMutableBufferPointer<Double>
     private var count = 0
     private var next = 0
@@ -31,11 +33,13 @@ final class DelayTracker {
         jumpSamples = Double(sampleRate) * 0.02
         agreementSamples = Double(sampleRate) * 0.004
         values = .zeroed(capacity: capacity)
+        times = .zeroed(capacity: capacity)
         sorted = .zeroed(capacity: capacity)
     }
 
     deinit {
         values.deallocate()
+        times.deallocate()
         sorted.deallocate()
     }
 
@@ -46,8 +50,14 @@ final class DelayTracker {
         median = nil
     }
 
-    /// Adds one raw estimate (samples).
-    func add(_ raw: Double) {
+    /// When the middle one of the estimates the median spans was made (s): under a steady drift the median is
+    /// the delay of that moment. Nil before the first estimate.
+    var middleSeconds: Double? { count == 0 ? nil : times[(next - 1 - count / 2 + 2 * capacity) % capacity] }
+
+    /// Adds one raw estimate (samples) made at `seconds`. Returns true when it completed a jump (the median moved
+    /// to a new run).
+    @discardableResult
+    func add(_ raw: Double, seconds: Double = 0) -> Bool {
         if let median, abs(raw - median) > jumpSamples,
            jumpRun == 0 || abs(raw - values[(next + capacity - 1) % capacity]) <= agreementSamples {
             jumpRun += 1
@@ -55,9 +65,11 @@ final class DelayTracker {
             jumpRun = 0
         }
         values[next] = raw
+        times[next] = seconds
         next = (next + 1) % capacity
         count = min(count + 1, capacity)
-        if jumpRun >= jumpConfirmations {
+        let jumped = jumpRun >= jumpConfirmations
+        if jumped {
             // Keep only the agreeing run.
             count = jumpConfirmations
             jumpRun = 0
@@ -65,6 +77,7 @@ final class DelayTracker {
         // The first estimates of a stream come from little evidence and the later ones correct them: until `jumpConfirmations`
         // are in, the newest stands.
         median = count < jumpConfirmations ? raw : currentMedian()
+        return jumped
     }
 
     private func currentMedian() -> Double {

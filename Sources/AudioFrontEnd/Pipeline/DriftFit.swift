@@ -13,6 +13,11 @@ struct DriftFit {
     /// Points and time span needed before a slope is reported.
     var minimumPoints = 240
     var minimumSpanSeconds = 60.0
+    /// Points and time span needed before ``earlySlope`` (the delay estimate's lag correction) is reported. A
+    /// short fit's slope is rough (tens of ppm from the estimates' jitter); the estimator believes it only when
+    /// the line moved by a millisecond over its span (``DelayEstimator/delaySamples``).
+    var minimumEarlyPoints = 20
+    var minimumEarlySpanSeconds = 5.0
     private var weight = 0.0, sumT = 0.0, sumD = 0.0, sumTT = 0.0, sumTD = 0.0
     private var points = 0
     private var firstTime: Double?
@@ -36,6 +41,19 @@ struct DriftFit {
     /// Seconds of delay change per second (dimensionless), or nil without enough points.
     var slope: Double? {
         guard points >= minimumPoints, lastTime >= minimumSpanSeconds else { return nil }
+        return fittedSlope
+    }
+
+    /// The slope from fewer points (``minimumEarlyPoints`` over ``minimumEarlySpanSeconds``), or nil.
+    var earlySlope: Double? {
+        guard points >= minimumEarlyPoints, lastTime >= minimumEarlySpanSeconds else { return nil }
+        return fittedSlope
+    }
+
+    /// Time from the first point to the last, s.
+    var spanSeconds: Double { lastTime }
+
+    private var fittedSlope: Double? {
         let denominator = weight * sumTT - sumT * sumT
         guard denominator > 0 else { return nil }
         return (weight * sumTD - sumT * sumD) / denominator

@@ -21,9 +21,9 @@
 /// suppressors held the noise floor down; the VAD's noise estimate needs time to follow it back up). Later every
 /// frame may count. While the far end plays (``isPlaybackActive``), the output stages also ask the segmenter for
 /// a longer onset (``FrontEndConfiguration/EchoGate/playbackOnsetMilliseconds``): what leaks through this gate
-/// comes in short bursts. The settings come from ``FrontEndConfiguration/EchoGate``; the margins were set on
-/// `doubletalk_ser0db_16k.wav` (FrontEndEchoTests), the playback onset and the echo estimate as the reference
-/// level on the scenario matrix's tuning half.
+/// comes in short bursts. The settings come from ``FrontEndConfiguration/EchoGate``; the reduction margins were set
+/// on `doubletalk_ser0db_16k.wav` (FrontEndEchoTests), the residual margin, the playback onset and the echo
+/// estimate as the reference level on the scenario matrix's tuning half.
 ///
 /// Real-time safe; processing thread.
 struct EchoSpeechGate {
@@ -40,7 +40,7 @@ struct EchoSpeechGate {
     let residualMarginDecibels: Float
     /// Running output level (dBFS) of frames that look like echo alone: residual echo plus what is left of the
     /// noise.
-    private var residualLevel: Float = -90
+    private(set) var residualLevel: Float = -90
     private var framesSinceFarEnd = Int.max / 2
     private var framesSinceResume = 0
     /// Frames after playback resumes (after more than ``holdFrames`` of silence) that never count as speech:

@@ -33,6 +33,13 @@ extension EventChannel {
         records.write(record)
     }
 
+    func emitBargeIn(_ decision: BargeInDecision) {
+        var record = RawEvent(.bargeIn, position: decision.milliseconds)
+        record.counts.0 = decision.speechStartMilliseconds
+        record.counts.1 = decision.sequence
+        records.write(record)
+    }
+
     func emitDrops(_ drops: DropCounts) {
         var record = RawEvent(.drops)
         record.counts = (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples,
@@ -43,7 +50,7 @@ extension EventChannel {
     /// Writes the final drop counts, then the finished record (the drain pairs them into the summary).
     func emitFinished(_ summary: FrontEndSummary) {
         emitDrops(summary.drops)
-        var record = RawEvent(.finished)
+        var record = RawEvent(.finished, position: summary.bargeIns)
         record.counts = (summary.micSamplesPushed, summary.referenceSamplesPushed, summary.framesProcessed,
                          summary.outputSamples, summary.processingDelay.samples)
         record.values.0 = Double(summary.processingDelay.sampleRate)

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -12,16 +13,21 @@ final class EventDrain: @unchecked Sendable {
         var continuation: AsyncStream<FrontEndEvent>.Continuation?
         var stream: AsyncStream<FrontEndEvent>?
         var finished = false
+        var bargeInHandler: (@Sendable (BargeInDecision) -> Void)?
     }
 
     private let channel: EventChannel
     private let sinks = Mutex(Sinks())
     private let stopRequested = Atomic<Bool>(false)
-    private let done = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     /// pthread_self() of the drain thread once it runs.
     private let drainThread = Atomic<UInt>(0)
+    private let thread = Mutex<JoinableThread?>(nil)
+    /// Signalled once the thread has delivered its last event ; ``waitUntilFinished()`` waits on it.
+    private let finishedSignal = DispatchSemaphore(value: 0)
     private var lastDrops = DropCounts()
+    /// Events the async sequence dropped because its reader was ``FrontEndEvents/bufferLimit`` behind.
+    let sequenceDrops = Atomic<Int>(0)
 
     init(events: EventChannel) { channel = events }
 
@@ -30,11 +36,18 @@ final class EventDrain: @unchecked Sendable {
         set { sinks.withLock { $0.delegate = newValue } }
     }
 
+    /// Called with each barge-in decision before the delegate and the sequence (``FrontEnd/setBargeInHandler(_:)``).
+    var bargeInHandler: (@Sendable (BargeInDecision) -> Void)? {
+        get { sinks.withLock { $0.bargeInHandler } }
+        set { sinks.withLock { $0.bargeInHandler = newValue } }
+    }
+
     /// The one async sequence of events (created on first use).
     func sequence(owner: FrontEnd) -> FrontEndEvents {
         sinks.withLock { sinks in
             if let stream = sinks.stream { return FrontEndEvents(stream: stream) }
-            let (stream, continuation) = AsyncStream<FrontEndEvent>.makeStream(bufferingPolicy: .unbounded)
+            let (stream, continuation) = AsyncStream<FrontEndEvent>.makeStream(
+                bufferingPolicy: .bufferingNewest(FrontEndEvents.bufferLimit))
             sinks.stream = stream
             if sinks.finished { continuation.finish() } else { sinks.continuation = continuation }
             return FrontEndEvents(stream: stream)
@@ -42,14 +55,17 @@ final class EventDrain: @unchecked Sendable {
     }
 
     func start(owner: FrontEnd) {
-        let thread = Thread { [weak owner, self] in
-            self.drainThread.store(currentThreadKey(), ordering: .releasing)
-            self.run(owner: owner)
-        }
-        thread.name = "AudioFrontEnd.drain"
-        thread.qualityOfService = .userInitiated
         started.store(true, ordering: .releasing)
-        thread.start()
+        let thread = JoinableThread(name: "AudioFrontEnd.drain") { [weak owner, self] in
+            self.drainThread.store(currentThreadKey(), ordering: .releasing)
+            self.run { owner }
+        }
+        guard let thread else { // no thread to be had: the sequence ends, finish() does not wait
+            endSequence()
+            markDone()
+            return
+        }
+        self.thread.withLock { $0 = thread }
     }
 
     /// Whether the caller is the drain thread (a delegate callback).
@@ -58,8 +74,22 @@ final class EventDrain: @unchecked Sendable {
     /// Blocks until the finished event has been delivered (returns at once on the drain thread itself).
     func waitUntilFinished() {
         guard !isDrainThread, started.load(ordering: .acquiring) else { return }
-        while !done.load(ordering: .acquiring) { usleep(500) }
+        finishedSignal.wait()
+        finishedSignal.signal() // for any other waiter
     }
+
+    /// Stops the thread and waits until it has returned (the owner's deinit; from the drain thread itself it is
+    /// detached instead). Nothing the thread held outlives this call.
+    func join() {
+        stop()
+        let thread = thread.withLock { thread -> JoinableThread? in
+            defer { thread = nil }
+            return thread
+        }
+        thread?.join()
+    }
+
+    private func markDone() { finishedSignal.signal() }
 
     /// Delivers what is already queued, then ends the sequence and the thread.
     func stop() {
@@ -68,10 +98,13 @@ final class EventDrain: @unchecked Sendable {
         if !started.load(ordering: .acquiring) { endSequence() }
     }
 
-    private func run(owner: FrontEnd?) {
+    /// The thread's loop. `owner` is the weakly held front end, taken strongly only for one round of delivery:
+    /// held across the wait it kept a front end the app let go (without finish or cancel) alive for good.
+    private func run(owner: () -> FrontEnd?) {
         while true {
-            channel.wait(milliseconds: 50)
-            guard let owner else { break }
+            // A safety net, not a poll: every write, the finish and the stop signal the channel.
+            channel.wait(milliseconds: 1000)
+            guard let owner = owner() else { break }
             if deliverQueued(owner: owner) { break }
             if stopRequested.load(ordering: .acquiring) {
                 _ = deliverQueued(owner: owner)
@@ -79,7 +112,7 @@ final class EventDrain: @unchecked Sendable {
             }
         }
         endSequence()
-        done.store(true, ordering: .releasing)
+        markDone()
     }
 
     private func endSequence() {
@@ -95,9 +128,10 @@ final class EventDrain: @unchecked Sendable {
     private func deliverQueued(owner: FrontEnd) -> Bool {
         while let record = channel.records.read() {
             let event = makeEvent(record, owner: owner)
-            let (delegate, continuation) = sinks.withLock { ($0.delegate, $0.continuation) }
+            let (delegate, continuation, bargeIn) = sinks.withLock { ($0.delegate, $0.continuation, $0.bargeInHandler) }
+            if case .bargeIn(let decision) = event { bargeIn?(decision) }
             delegate?.frontEnd(owner, didProduce: event)
-            continuation?.yield(event)
+            if case .dropped = continuation?.yield(event) { sequenceDrops.add(1, ordering: .relaxed) }
             if case .finished = event { return true }
         }
         return false
@@ -128,6 +162,9 @@ final class EventDrain: @unchecked Sendable {
                                             alignmentMilliseconds: record.values.1, erleDecibels: optional(record.values.2),
                                             isDoubleTalk: record.flag, driftPartsPerMillion: optional(record.values.3),
                                             processingDelayMilliseconds: record.values.4))
+        case .bargeIn:
+            return .bargeIn(BargeInDecision(milliseconds: record.position, speechStartMilliseconds: record.counts.0,
+                                            sequence: record.counts.1))
         case .drops:
             var drops = DropCounts()
             (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples, drops.eventOverruns,
@@ -140,16 +177,21 @@ final class EventDrain: @unchecked Sendable {
                                              framesProcessed: record.counts.2, outputSamples: record.counts.3,
                                              drops: lastDrops,
                                              processingDelay: ProcessingDelay(samples: record.counts.4,
-                                                                              sampleRate: Int(record.values.0))))
+                                                                              sampleRate: Int(record.values.0)),
+                                             bargeIns: record.position))
         }
     }
 }
 
 /// A ``FrontEnd``'s events as an `AsyncSequence`: single consumer, in order, ending after
-/// ``FrontEndEvent/finished(_:)`` (or on cancel). Events wait in an unbounded buffer until consumed.
+/// ``FrontEndEvent/finished(_:)`` (or on cancel). At most ``bufferLimit`` unread events wait (the newest, so the
+/// finished event is never lost); the others are dropped and counted (``FrontEnd/sequenceEventsDropped``). The
+/// delegate always gets every event: use it where every sample counts and the reader may fall behind.
 public struct FrontEndEvents: AsyncSequence, Sendable {
     public typealias Element = FrontEndEvent
     let stream: AsyncStream<FrontEndEvent>
+    /// Most unread events kept: about 10-20 s of a 10 ms frame's level, audio and packet events.
+    public static let bufferLimit = 4096
 
     public func makeAsyncIterator() -> AsyncStream<FrontEndEvent>.Iterator { stream.makeAsyncIterator() }
 }

@@ -40,7 +40,7 @@ extension FrontEnd {
         let summary = FrontEndSummary(micSamplesPushed: micConverter.inputCount,
                                       referenceSamplesPushed: referenceConverter.inputCount,
                                       framesProcessed: chain.framesProcessed, outputSamples: chain.output.outputCount,
-                                      drops: dropCounts, processingDelay: processingDelay)
+                                      drops: dropCounts, processingDelay: processingDelay, bargeIns: chain.bargeIns)
         waitForRoom()
         eventChannel.emitFinished(summary)
         eventChannel.signal()
@@ -57,6 +57,11 @@ extension FrontEnd {
         referenceGate.close()
         drain.stop()
     }
+
+    /// Waits until the drain thread has delivered its last event and ended (after ``finish()`` or ``cancel()``),
+    /// so it holds the front end no more; returns at once from the drain thread itself or before ``start()``.
+    /// Control thread.
+    package func waitUntilDrained() { drain.waitUntilFinished() }
 
     private func waitForRoom() {
         while !eventChannel.hasRoomForFrame {

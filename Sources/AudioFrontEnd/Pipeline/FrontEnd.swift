@@ -77,7 +77,7 @@ public final class FrontEnd: @unchecked Sendable {
     }
 
     deinit {
-        drain.stop()
+        drain.join() // the drain thread holds the front end only during a delivery: it is between them, and returns now
         scratch.deallocate()
         referenceBytesScratch.deallocate()
         micScratch.deallocate()
@@ -90,10 +90,27 @@ public final class FrontEnd: @unchecked Sendable {
         set { drain.delegate = newValue }
     }
 
+    /// Receives the processed audio and the Opus packets on the processing thread (the mic push thread, or
+    /// ``finish()``'s), as soon as the stages produce them and before their events: the real-time path to a
+    /// consumer such as a streaming client's lock-free queue, with no hand-off through the drain thread. Set it
+    /// before ``start()`` (not changed while running); held strongly until the front end is released. Its calls must
+    /// be real-time safe.
+    public var audioSink: (any FrontEndAudioSink)? {
+        get { chain.output.sink }
+        set { chain.output.sink = newValue }
+    }
+
+    /// The pre-skip (48 kHz samples) an Ogg Opus stream of the packets records: the encoder's lookahead plus the
+    /// stages' start-up delay; 0 without encoding. Constant; any thread.
+    public var opusPreSkip: Int { chain.output.opusPreSkip }
+
     /// Every event, in order, as an async sequence. Single consumer: each access returns the same sequence,
     /// which ends after ``FrontEndEvent/finished(_:)`` or on ``cancel()``. Access it before ``start()`` to
-    /// receive everything; events are buffered until consumed.
+    /// receive everything; at most ``FrontEndEvents/bufferLimit`` unread events are kept (the newest).
     public var events: FrontEndEvents { drain.sequence(owner: self) }
+
+    /// Events ``events`` dropped because its reader was ``FrontEndEvents/bufferLimit`` behind. Any thread.
+    public var sequenceEventsDropped: Int { drain.sequenceDrops.load(ordering: .relaxed) }
 
     /// Starts accepting pushes and delivering events. Control thread.
     /// - Throws: ``AudioFrontEndError/Code/invalidState`` when already started or ended.
@@ -117,7 +134,9 @@ public final class FrontEnd: @unchecked Sendable {
     /// next reference push first advances the reference stream, with silence, to the mic's current position
     /// when it lags by more than ``referenceResyncThresholdMilliseconds`` (an app that kept pushing silence
     /// lags by scheduling jitter only, and its alignment is kept). Call it before pushing the new playback's
-    /// reference. Any thread; real-time safe.
+    /// reference. Without the hint a reference that keeps arriving behind the mic (started after it) is
+    /// re-anchored too, once the delay estimator has had its say and 200 ms of frames found it late
+    /// (`ReferenceHistory.lateReadsBeforeRealign`): the hint saves that fifth of a second. Any thread; real-time safe.
     public func setPlaying(_ isPlaying: Bool) {
         let was = playing.exchange(isPlaying, ordering: .acquiringAndReleasing)
         if isPlaying && !was { referenceResync.store(true, ordering: .releasing) }
@@ -132,9 +151,10 @@ public final class FrontEnd: @unchecked Sendable {
     /// carries mic sample `n`. Constant; any thread. Also in ``FrontEndSummary`` and ``EchoTelemetry``.
     public var processingDelay: ProcessingDelay { chain.processingDelay }
 
-    /// The current delay estimate from reference to echo, ms; nil before the first confident estimate.
-    /// Read it from the mic thread or a delegate callback (telemetry carries it too).
-    public var delayEstimateMilliseconds: Double? { chain.delayMilliseconds }
+    /// The delay estimate from reference to echo after the last processed frame, ms; nil before the first
+    /// confident estimate. Any thread (an atomic the processing thread stores once a frame; telemetry carries
+    /// it too, in step with the other figures).
+    public var delayEstimateMilliseconds: Double? { chain.latestDelayMilliseconds }
 
     /// The drop and underrun counts so far. Mic push thread or after the end.
     var dropCounts: DropCounts {
@@ -145,6 +165,19 @@ public final class FrontEnd: @unchecked Sendable {
         drops.referenceMissingSamples = references.missingCount
         return drops
     }
+}
+
+/// Receives a ``FrontEnd``'s processed audio and Opus packets on its processing thread (``FrontEnd/audioSink``).
+///
+/// Called on the thread that processes a frame (the mic push thread, or the thread in ``FrontEnd/finish()``), in
+/// order, before the same output's ``FrontEndEvent``. Real-time: the calls must not allocate, lock or block. The
+/// buffers are valid only during the call.
+public protocol FrontEndAudioSink: AnyObject, Sendable {
+    /// Processed samples at the output rate; `position` is the first one's index from the stream's start.
+    func frontEnd(processed samples: UnsafeBufferPointer<Int16>, position: Int)
+    /// One Opus packet and the granule positions it advances (48 kHz); the stream's last packet (`isLast`, from
+    /// ``FrontEnd/finish()``) advances only to the end of the real input (RFC 7845 end trimming).
+    func frontEnd(encoded packet: UnsafeRawBufferPointer, granuleAdvance48k: Int, isLast: Bool)
 }
 
 /// Receives a ``FrontEnd``'s events.

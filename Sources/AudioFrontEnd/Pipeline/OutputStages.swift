@@ -25,6 +25,13 @@ final class OutputStages {
     private var encodedSamples = 0
     /// Output samples delivered so far.
     private(set) var outputCount = 0
+    /// Receives the output and the packets on the processing thread before their events are written (set before
+    /// the front end starts; see ``FrontEnd/audioSink``).
+    var sink: (any FrontEndAudioSink)?
+    /// The Ogg stream's pre-skip (48 kHz): the encoder's lookahead and the stages' start-up delay.
+    let opusPreSkip: Int
+    /// Granule positions the packets so far advanced (48 kHz).
+    private var granule48k = 0
     /// The stages' delay (processing rate) of the frames coming in.
     let processingDelaySamples: Int
     /// The same in ms, subtracted from the segmenter's times so speech events are on the mic's timeline.
@@ -33,7 +40,10 @@ final class OutputStages {
     /// `processingDelaySamples`: how far the frames passed to ``process(_:position:speechAllowed:)`` lag the mic
     /// (the echo canceller's and noise suppressor's delay, processing rate). Speech times are corrected by it,
     /// and the Ogg stream's pre-skip includes it, so a player's decoded output lines up with the mic.
-    init(configuration: FrontEndConfiguration, events: EventChannel, processingDelaySamples: Int) throws {
+    /// `hostedDetector`: the WebRTC VAD when the echo canceller's `AudioProcessing` runs it
+    /// (``HostedWebRTCVoiceDetector``), used instead of a detector of its own.
+    init(configuration: FrontEndConfiguration, events: EventChannel, processingDelaySamples: Int,
+         hostedDetector: (any VoiceActivityDetector)? = nil) throws {
         let rate = configuration.processingRate
         processingRate = rate
         self.processingDelaySamples = processingDelaySamples
@@ -46,7 +56,7 @@ final class OutputStages {
             switch detection.detector {
             case .webRTC(var c):
                 c.sampleRate = rate
-                detector = try WebRTCVoiceActivityDetector(c)
+                detector = try hostedDetector ?? WebRTCVoiceActivityDetector(c)
                 fluctuationDetector = nil
             case .energy(var c):
                 c.sampleRate = rate
@@ -77,10 +87,12 @@ final class OutputStages {
             opus.sampleRate = rate
             let encoder = try Opus.Encoder(configuration: opus)
             self.encoder = encoder
+            // Players drop the pre-skip: the encoder's lookahead and the stages' delay (start-up, not mic).
+            let preSkip = encoder.preSkip + processingDelaySamples * 48000 / rate
+            opusPreSkip = preSkip
             writer = try encoding.ogg.map { ogg in
-                // Players drop the pre-skip: the encoder's lookahead and the stages' delay (start-up, not mic).
                 try OggOpusWriter(channelCount: encoder.channelCount, inputSampleRate: rate,
-                                  preSkip: encoder.preSkip + processingDelaySamples * 48000 / rate,
+                                  preSkip: preSkip,
                                   configuration: ogg) { [events] page in
                     events.emitBytes(.oggPage, page, position: 0)
                 }
@@ -89,6 +101,7 @@ final class OutputStages {
         } else {
             encoder = nil
             writer = nil
+            opusPreSkip = 0
             packetSamples = .allocate(capacity: 1)
         }
         packetSamples.initialize(repeating: 0)
@@ -117,21 +130,26 @@ final class OutputStages {
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
     /// the segmenter whatever the detector says; `duringPlayback` (the far end plays) makes a segment start
-    /// only after the echo gate's longer playback onset.
+    /// only after the echo gate's longer playback onset. Returns whether the detector found speech in the frame
+    /// (false without a detector), for the barge-in decision.
+    @discardableResult
     func process(_ frame: UnsafeBufferPointer<Int16>, position: Int, speechAllowed: Bool = true,
-                 duringPlayback: Bool = false) {
+                 duringPlayback: Bool = false) -> Bool {
+        var detected = false
         if let detector, segmenter != nil {
             let frameLength = detector.frameLength
             if position < processingDelaySamples {
                 // The stages' start-up, not mic audio: its zeros would teach the detector a silent noise floor.
                 handle(segmenter!.process(isSpeech: false, detectorSpeech: false, onset: onset))
             } else if frame.count == frameLength, detector.process(frame).isOK {
+                detected = detector.isSpeech
                 handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
                                           onset: duringPlayback ? playbackOnset : quietOnset()))
             }
         }
         deliver(frame)
         encode(frame)
+        return detected
     }
 
     /// The onset outside playback: the segmenter's, longer in fluctuating noise (``FrontEndConfiguration/FluctuatingNoiseOnset``).
@@ -177,6 +195,7 @@ final class OutputStages {
 
     private func emit(_ samples: UnsafeBufferPointer<Int16>) {
         guard !samples.isEmpty else { return }
+        sink?.frontEnd(processed: samples, position: outputCount) // first: the socket path never waits for the event
         events.emitAudio(samples, position: outputCount)
         outputCount += samples.count
     }
@@ -200,6 +219,18 @@ final class OutputStages {
         packetFill = 0
         guard bytes > 0 else { return }
         let payload = UnsafeBufferPointer(rebasing: packet[0..<bytes])
+        let duration = encoder.configuration.frameDuration.rawValue
+        if let sink {
+            // The last packet's advance trims the stream to the real input (RFC 7845 §4.4), as the writer does.
+            var advance = duration
+            if last {
+                let input = max(0, encodedSamples - processingDelaySamples)
+                let end = opusPreSkip + (input * Opus.granuleRate + processingRate - 1) / processingRate
+                advance = max(0, min(duration, end - granule48k))
+            }
+            sink.frontEnd(encoded: UnsafeRawBufferPointer(payload), granuleAdvance48k: advance, isLast: last)
+        }
+        granule48k += duration
         events.emitBytes(.opusPacket, UnsafeRawBufferPointer(payload), position: packetCount,
                          duration: encoder.configuration.frameDuration.rawValue)
         packetCount += 1

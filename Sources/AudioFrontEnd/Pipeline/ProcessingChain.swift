@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The per-frame work of the front end at the processing rate: alignment, echo cancellation, noise suppression,
 /// levels and telemetry, then the output stages. Each frame's output goes to the output stages as soon as the
@@ -16,6 +17,12 @@ final class ProcessingChain {
     private let echo: (any EchoCanceller)?
     private let secondEcho: (any EchoCanceller)?
     private let noise: (any NoiseSuppressor)?
+    /// The WebRTC canceller whose `AudioProcessing` also runs WebRTC NS and/or the WebRTC VAD (issue 13: one band
+    /// split instead of one instance per stage), or nil. It runs on every frame: while the cancellers pause it
+    /// idles on a silent reference (no far end, so its filter does not adapt), so NS and the VAD keep running.
+    private let host: WebRTCEchoCanceller?
+    /// A silent reference for ``host`` while the cancellers pause.
+    private let silence: UnsafeMutableBufferPointer<Int16>
     private let estimator: DelayEstimator?
     private var alignment: EchoAlignment
     private let references: ReferenceHistory
@@ -49,6 +56,13 @@ final class ProcessingChain {
     /// Samples passed to the output stages.
     private var emitted = 0
     private var speechGate: EchoSpeechGate
+    /// The mic delivered while the reference is silent (nil: off, see ``FrontEndConfiguration/nearEndTransparency``),
+    /// the delayed mic it mixes in, and the largest delay for the unaligned reference before there is an estimate.
+    private var transparency: NearEndTransparency?
+    private let transparentMic: UnsafeMutableBufferPointer<Int16>
+    private let maximumDelayFrames: Int
+    /// The barge-in decision (nil when off or without voice detection).
+    private var bargeIn: BargeInDetector?
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
     private var framesSincePlayback = Int.max / 2
@@ -62,27 +76,41 @@ final class ProcessingChain {
         frameLength = rate / 100
         self.references = references
         self.events = events
-        (echo, secondEcho) = try Self.makeEcho(configuration.echoCancellation, rate: rate)
-        noise = try Self.makeNoise(configuration.noiseSuppression, rate: rate)
+        let hosted = Self.hostedStages(configuration)
+        (echo, secondEcho) = try Self.makeEcho(configuration.echoCancellation, rate: rate, hosting: hosted)
+        host = hosted.noise == nil && hosted.voice == nil ? nil : (secondEcho ?? echo) as? WebRTCEchoCanceller
+        noise = hosted.noise == nil ? try Self.makeNoise(configuration.noiseSuppression, rate: rate) : nil
+        silence = .zeroed(capacity: frameLength)
         if case .automatic(let maximum) = configuration.alignment, echo != nil {
             try AudioFrontEndError.check(maximum, in: 10...2000, "maximum echo delay (ms)")
             estimator = DelayEstimator(sampleRate: rate, maximumDelayMilliseconds: maximum)
+            maximumDelayFrames = maximum / 10
         } else {
             estimator = nil
+            maximumDelayFrames = 0
         }
         alignment = EchoAlignment(sampleRate: rate, alignment: configuration.alignment)
         tailFrames = configuration.echoTailAfterPlaybackMilliseconds / 10
+        // Not with WebRTC NS / VAD hosted in the canceller: the mic would skip the host's delay and its noise
+        // suppression (with a separate suppressor, NS still runs on the transparent mic).
+        transparency = configuration.nearEndTransparency && echo != nil && host == nil
+            ? NearEndTransparency(tailMilliseconds: configuration.echoTailAfterPlaybackMilliseconds) : nil
+        transparentMic = .zeroed(capacity: frameLength)
         let gate = configuration.voiceDetection?.echoGate ?? FrontEndConfiguration.EchoGate()
         try gate.validate()
         speechGate = EchoSpeechGate(gate)
+        try configuration.bargeIn?.validate()
+        bargeIn = configuration.voiceDetection == nil ? nil : configuration.bargeIn.map(BargeInDetector.init)
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
-        pausedPath = SampleDelay(delay: echoLatency)
+        // While the cancellers pause the mic skips them, delayed as they would delay it, except the host's share.
+        pausedPath = SampleDelay(delay: echoLatency - (host?.latencySamples ?? 0))
         estimatorMic = SampleDelay(delay: Self.estimatorLagFrames * frameLength)
         laggedMic = .zeroed(capacity: frameLength)
         let delay = echoLatency + (noise?.latencySamples ?? 0)
         delaySamples = delay
-        output = try OutputStages(configuration: configuration, events: events, processingDelaySamples: delay)
+        output = try OutputStages(configuration: configuration, events: events, processingDelaySamples: delay,
+                                  hostedDetector: hosted.voice == nil ? nil : host.map(HostedWebRTCVoiceDetector.init))
         let outputRate = configuration.effectiveOutputRate
         processingDelay = ProcessingDelay(samples: (delay * outputRate + rate / 2) / rate, sampleRate: outputRate)
         gateMic = SampleDelay(delay: delay)
@@ -98,6 +126,8 @@ final class ProcessingChain {
 
     deinit {
         reference.deallocate()
+        transparentMic.deallocate()
+        silence.deallocate()
         recentFrames.deallocate()
         delayedMic.deallocate()
         delayedReference.deallocate()
@@ -106,8 +136,21 @@ final class ProcessingChain {
         processed.deallocate()
     }
 
+    /// Barge-in decisions so far. Processing thread.
+    var bargeIns: Int { bargeIn?.count ?? 0 }
+
     /// The delay estimate, ms, or nil. Processing thread.
     var delayMilliseconds: Double? { estimator?.delayMilliseconds }
+
+    /// The delay estimate after the last frame, ms (NaN: none yet), as the bits of a Double: stored by the
+    /// processing thread once a frame (a relaxed store: real-time safe), read from any thread.
+    private let publishedDelay = Atomic<UInt64>(Double.nan.bitPattern)
+
+    /// The delay estimate after the last processed frame, ms, or nil. Any thread.
+    var latestDelayMilliseconds: Double? {
+        let value = Double(bitPattern: publishedDelay.load(ordering: .relaxed))
+        return value.isNaN ? nil : value
+    }
 
     /// Processes one 10 ms mic frame at the processing rate; its position is `framesProcessed × frameLength`.
     /// `isPlaying` is the app's playback hint. Real-time safe; the caller has checked the event rings have room.
@@ -116,7 +159,11 @@ final class ProcessingChain {
     /// output, so the output is exactly as long as the input.
     func process(frame mic: UnsafeBufferPointer<Int16>, validCount: Int? = nil, isPlaying: Bool) {
         let position = framesProcessed * frameLength
+        var unshiftedLevel: Float = -160
         framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
+        // A reference behind the reads is late (and re-anchored when it stays so) only once the estimator, which
+        // sees it up to its lag behind, has had its say: its estimate may move the reads back over it.
+        references.lateTolerance = estimator != nil && estimator?.delayMilliseconds == nil ? Self.estimatorLagFrames * frameLength : 0
         alignment.read(references, at: position, into: reference)
         if let estimator {
             // The estimator looks 20 ms into the past: an app that pushes the reference in step with the mic (or
@@ -124,17 +171,19 @@ final class ProcessingChain {
             // this frame, and zeros there would pull the estimate towards a wrong delay.
             estimatorMic.process(mic, into: laggedMic)
             references.peek(from: position - Self.estimatorLagFrames * frameLength, into: unshifted)
+            unshiftedLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(unshifted))
             estimator.process(mic: UnsafeBufferPointer(laggedMic), reference: UnsafeBufferPointer(unshifted))
+            publishedDelay.store((estimator.delayMilliseconds ?? .nan).bitPattern, ordering: .relaxed)
             if let estimate = estimator.delayMilliseconds {
                 _ = alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
                                      frameLength: frameLength)
             }
         }
-        runStages(mic)
+        let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
+        runStages(mic, referenceLevel: referenceLevel, unshiftedLevel: estimator == nil ? nil : unshiftedLevel)
         let milliseconds = position * 1000 / sampleRate
         let inputLevel = LevelMeter.rmsDecibels(mic)
         let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
-        let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
         telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
@@ -149,12 +198,20 @@ final class ProcessingChain {
         }
     }
 
-    /// Echo cancellation and noise suppression of `mic` with the aligned `reference` into `processed`.
-    private func runStages(_ mic: UnsafeBufferPointer<Int16>) {
+    /// Echo cancellation and noise suppression of `mic` with the aligned `reference` into `processed`; while the
+    /// reference is silent, the delayed mic in place of the cancellers' output (``NearEndTransparency``).
+    private func runStages(_ mic: UnsafeBufferPointer<Int16>, referenceLevel: Float, unshiftedLevel: Float?) {
         // The delayed mic always goes through the paused path (its history must be current when it is used),
         // and the cancellers overwrite it while they run.
         pausedPath.process(mic, into: processed)
         if framesSincePlayback <= tailFrames, let echo {
+            var share: (start: Float, end: Float) = (0, 0)
+            if transparency != nil {
+                let lag = estimator?.delayMilliseconds.map { Int($0 / 10) + 1 } ?? maximumDelayFrames
+                share = transparency!.update(aligned: referenceLevel, unaligned: unshiftedLevel, lagFrames: lag)
+                if share.start > 0 || share.end > 0 { _ = transparentMic.update(fromContentsOf: processed) }
+            }
+            defer { NearEndTransparency.mix(mic: UnsafeBufferPointer(transparentMic), into: processed, share: share) }
             let residual = alignment.residualMilliseconds(estimate: estimator?.delayMilliseconds)
             echo.streamDelayMilliseconds = residual
             _ = echo.process(capture: mic, reference: UnsafeBufferPointer(reference), output: processed)
@@ -163,6 +220,9 @@ final class ProcessingChain {
                 _ = secondEcho.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),
                                        output: processed)
             }
+        } else if let host {
+            _ = host.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(silence),
+                             output: processed)
         }
         if let noise { _ = noise.process(processed) }
     }
@@ -191,11 +251,28 @@ final class ProcessingChain {
         let echoLevel = older > 0 ? LevelMeter.decibels(meanSquare: Double(weight) * pow(10, Double(old.echo) / 10)
                                                                     + Double(1 - weight) * pow(10, Double(newer.echo) / 10))
                                   : newer.echo
-        let allowed = speechGate.allowsSpeech(reference: played ? LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedReference)) : -160,
-                                              mic: LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedMic)),
-                                              echoEstimate: echoLevel, output: LevelMeter.rmsDecibels(frame))
-        output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
+        let outputLevel = LevelMeter.rmsDecibels(frame)
+        let referenceLevel = played ? LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedReference)) : -160
+        let micLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedMic))
+        let allowed = speechGate.allowsSpeech(reference: referenceLevel, mic: micLevel, echoEstimate: echoLevel, output: outputLevel)
+        let speech = output.process(frame, position: emitted, speechAllowed: allowed, duringPlayback: speechGate.isPlaybackActive)
+        decideBargeIn(speech: speech && allowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         emitted += n
+    }
+
+    /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
+    /// `levels`: of the output, the echo the canceller predicted, the mic and the aligned reference, dBFS.
+    private func decideBargeIn(speech: Bool, levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
+        guard bargeIn != nil else { return }
+        let frame = emitted / frameLength
+        guard bargeIn!.process(frame: frame, playing: speechGate.isPlaybackActive, speech: speech,
+                               aboveResidualDecibels: levels.output - speechGate.residualLevel,
+                               belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
+                               level: levels.output, mic: levels.mic, reference: levels.reference) else { return }
+        let delayMilliseconds = delaySamples * 1000 / sampleRate
+        let start = max(0, bargeIn!.runStartFrame * 10 - delayMilliseconds)
+        events.emitBargeIn(BargeInDecision(milliseconds: (framesProcessed + 1) * 10, speechStartMilliseconds: start,
+                                           sequence: bargeIn!.count))
     }
 
     /// Emits a drops event when the counts changed. Processing thread; real-time safe.
@@ -205,21 +282,41 @@ final class ProcessingChain {
         events.emitDrops(drops)
     }
 
-    private static func makeEcho(_ choice: FrontEndConfiguration.EchoCancellation, rate: Int) throws
+    /// What the chain's last echo canceller hosts in its `AudioProcessing`: WebRTC NS and the WebRTC VAD when
+    /// that canceller is WebRTC's (AEC2 or AECM) and they are configured (nil otherwise: they run as stages of
+    /// their own).
+    private static func hostedStages(_ configuration: FrontEndConfiguration)
+        -> (noise: WebRTCNoiseSuppressor.Configuration.Level?, voice: WebRTCVoiceActivityDetector.Likelihood?) {
+        switch configuration.echoCancellation {
+        case .webRTC, .speexThenWebRTC: break
+        case .off, .speex: return (nil, nil)
+        }
+        var noise: WebRTCNoiseSuppressor.Configuration.Level?
+        if case .webRTC(let c) = configuration.noiseSuppression { noise = c.level }
+        var voice: WebRTCVoiceActivityDetector.Likelihood?
+        if case .webRTC(let c) = configuration.voiceDetection?.detector { voice = c.likelihood }
+        return (noise, voice)
+    }
+
+    private static func makeEcho(_ choice: FrontEndConfiguration.EchoCancellation, rate: Int,
+                                 hosting: (noise: WebRTCNoiseSuppressor.Configuration.Level?,
+                                           voice: WebRTCVoiceActivityDetector.Likelihood?)) throws
         -> ((any EchoCanceller)?, (any EchoCanceller)?) {
         switch choice {
         case .off:
             return (nil, nil)
         case .webRTC(var configuration):
             configuration.sampleRate = rate
-            return (try WebRTCEchoCanceller(configuration: configuration), nil)
+            return (try WebRTCEchoCanceller(configuration: configuration, hostedNoise: hosting.noise,
+                                            hostedVoice: hosting.voice), nil)
         case .speex(var configuration):
             configuration.sampleRate = rate
             return (try SpeexEchoCanceller(configuration: configuration), nil)
         case .speexThenWebRTC(var speex, var webRTC):
             speex.sampleRate = rate
             webRTC.sampleRate = rate
-            return (try SpeexEchoCanceller(configuration: speex), try WebRTCEchoCanceller(configuration: webRTC))
+            return (try SpeexEchoCanceller(configuration: speex),
+                    try WebRTCEchoCanceller(configuration: webRTC, hostedNoise: hosting.noise, hostedVoice: hosting.voice))
         }
     }
 

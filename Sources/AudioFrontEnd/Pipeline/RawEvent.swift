@@ -2,7 +2,7 @@
 /// own rings, in the same order, and the drain thread turns both into ``FrontEndEvent`` values.
 struct RawEvent: BitwiseCopyable {
     enum Kind: UInt8 {
-        case audio, speechStart, speechEnd, level, opusPacket, oggPage, telemetry, drops, finished
+        case audio, speechStart, speechEnd, level, opusPacket, oggPage, telemetry, drops, finished, bargeIn
     }
 
     var kind: Kind

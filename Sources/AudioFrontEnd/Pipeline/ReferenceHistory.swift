@@ -30,6 +30,39 @@ final class ReferenceHistory: @unchecked Sendable {
     /// Samples overwritten before the consumer used them (consumer thread).
     private(set) var droppedCount = 0
 
+    /// Reads in a row that found the reference still arriving but behind them (consumer thread): see
+    /// ``lateReadsBeforeRealign``.
+    private var lateReads = 0
+    /// `written` at the consumer's previous accounting read (consumer thread).
+    private var writtenAtLastRead = 0
+    /// How far behind the first read of the current run found the reference (consumer thread).
+    private var runShortfall = 0
+    /// How far behind a read the reference may be without counting as late (consumer thread): while the delay is
+    /// still being estimated the consumer sets the reach of its estimator, which sees a reference that far behind
+    /// and whose estimate, once there, moves the reads back over it.
+    var lateTolerance = 0
+    /// The end of the consumer's latest accounting read (consumer → producer).
+    private let readEnd = Atomic<Int>(0)
+    /// Set by the consumer when the reference keeps arriving behind its reads; the producer then re-anchors.
+    private let realignRequested = Atomic<Bool>(false)
+
+    /// How many reads in a row may find the reference behind them (by more than ``lateTolerance``), while it
+    /// keeps arriving, before the stream is re-anchored (200 ms of 10 ms frames).
+    ///
+    /// Reference is placed by sample count, so a stream whose first sample came after the mic's (a mic push
+    /// that came first, a player started seconds after the mic without a play_start hint) stays behind by that
+    /// late start for good: with an echo path shorter than the alignment's margin every read then finds silence
+    /// and nothing is cancelled. Such a stream is moved forward, with silence over what was already read, so
+    /// that its next sample lands where the consumer reads next: the smallest move that ends the shortfall. A
+    /// stream that stops (a stall, nothing played) does not count — reads count only while `written` advances —
+    /// and one that catches up (a stalled thread pushing what it owed) resets the count: its samples are where
+    /// they belong. So does a lag that keeps changing (by more than two reads' length from the run's first): a
+    /// thread running slower or faster than the mic for a while is scheduling, and re-anchoring it would move the
+    /// reference later for good each time (two push threads at 20x speed on a loaded machine did that until the
+    /// echo came before its reference). A late start lags by a constant. 200 ms is ten times a scheduling hiccup
+    /// and costs a fifth of a second of echo at a late start.
+    static let lateReadsBeforeRealign = 20
+
     init(minimumCapacity: Int) {
         var capacity = 1
         while capacity < minimumCapacity { capacity <<= 1 }
@@ -47,6 +80,9 @@ final class ReferenceHistory: @unchecked Sendable {
     /// Appends samples. Producer thread; real-time safe.
     func append(_ samples: UnsafeBufferPointer<Int16>) {
         guard let source = samples.baseAddress, !samples.isEmpty else { return }
+        if realignRequested.load(ordering: .relaxed), realignRequested.exchange(false, ordering: .acquiringAndReleasing) {
+            advance(to: readEnd.load(ordering: .acquiring))
+        }
         var w = written.load(ordering: .relaxed)
         var offset = 0
         var remaining = samples.count
@@ -127,6 +163,7 @@ final class ReferenceHistory: @unchecked Sendable {
         zero(target, from: 0, to: max(0, min(count, validStart - position)))
         zero(target, from: max(0, availableEnd - position), to: count)
         guard accounting else { return }
+        noteLateness(readEnd: end, written: before, readLength: count)
         consumedUpTo = max(consumedUpTo, skippedTo.load(ordering: .relaxed))
         // Before the first reference sample nothing is missing: the app plays nothing yet, or never pushes one.
         if end > before && countsMissing && before > 0 { missingCount += end - max(position, before, 0) }
@@ -134,6 +171,23 @@ final class ReferenceHistory: @unchecked Sendable {
         let lostEnd = min(end, after - capacity)
         if lostEnd > consumedUpTo { droppedCount += lostEnd - consumedUpTo }
         consumedUpTo = max(consumedUpTo, min(end, before))
+    }
+
+    /// Counts reads that found the reference arriving but behind them, and asks the producer to re-anchor the
+    /// stream after ``lateReadsBeforeRealign`` in a row. Consumer thread; real-time safe.
+    private func noteLateness(readEnd end: Int, written: Int, readLength: Int) {
+        readEnd.store(end, ordering: .releasing)
+        defer { writtenAtLastRead = written }
+        let shortfall = end - written
+        guard shortfall > lateTolerance else { lateReads = 0; return }
+        guard written > writtenAtLastRead else { return } // a stall or no reference at all: not a late stream
+        if lateReads > 0 && abs(shortfall - runShortfall) > 2 * readLength { lateReads = 0 } // a changing lag
+        if lateReads == 0 { runShortfall = shortfall }
+        lateReads += 1
+        if lateReads >= Self.lateReadsBeforeRealign {
+            lateReads = 0
+            realignRequested.store(true, ordering: .releasing)
+        }
     }
 
     /// Marks positions before `position` as used without reading them (for skipped ranges). Consumer thread.

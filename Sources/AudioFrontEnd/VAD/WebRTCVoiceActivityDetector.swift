@@ -6,7 +6,8 @@ import CAudioShims
 /// The detector owns an AudioProcessing instance (through the internal `WebRTCAudioProcessor`) with only the VAD
 /// enabled (no echo control, noise suppression or high-pass filter), feeds it a scratch copy of each frame and
 /// reads `stream_has_voice()`. At 32 and 48 kHz the VAD looks at the 0–8 kHz band. Rates 8000, 16000, 32000 and
-/// 48000 Hz.
+/// 48000 Hz. In a `FrontEnd` whose echo canceller is WebRTC's, the VAD runs inside the canceller's instance
+/// instead (same likelihood, same frames: the canceller's and noise suppressor's output).
 ///
 /// Lifecycle: create (allocates) → ``process(_:)`` (real-time safe) → ``reset()`` → deinit (frees the instance).
 /// Invariant behind `@unchecked Sendable`: the C instance and the scratch buffer are used by one thread at a time;

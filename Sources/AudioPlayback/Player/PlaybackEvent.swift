@@ -43,8 +43,8 @@ public struct PlaybackCounts: Sendable, Equatable {
     public var underrunFrames = 0
     /// Input bytes refused because the input buffer was full.
     public var refusedInputBytes = 0
-    /// Reference samples the front end refused (a reference push of the app's own at the same moment, or the
-    /// front end not running).
+    /// Reference samples the front end refused (the front end not running, or a push of another thread at the
+    /// same moment; the app's own sounds go through ``SynthesisPlayer/appReference`` instead).
     public var refusedReferenceSamples = 0
     /// Events lost because the event ring was full (the worker thread stalled).
     public var droppedEvents = 0

@@ -4,9 +4,12 @@ import AudioFrontEnd
 /// reference. Real-time safe: no allocation, no lock, no Foundation, no blocking.
 extension SynthesisPlayer {
     /// Fills `buffer` (interleaved, ``PlaybackConfiguration/channelCount`` channels, any length) with what plays
-    /// next, and pushes exactly that buffer to the front end's reference before returning. Silence when nothing
-    /// plays; during an utterance, missing audio is filled with silence and counted
-    /// (``PlaybackCounts/underrunFrames``). A ``stop()`` takes effect at the start of the next call.
+    /// next, and pushes exactly that buffer to the front end's reference before returning — every buffer, the
+    /// silence between utterances and after a stop included, so the reference stays sample-aligned with the mic
+    /// (the front end places reference by sample position). Silence when nothing plays; during an utterance,
+    /// missing audio is filled with silence and counted (``PlaybackCounts/underrunFrames``). A ``stop()`` takes
+    /// effect at the start of the next call. (A trailing part of a frame, when `buffer.count` is not a multiple
+    /// of the channels, is zeroed and not pushed.)
     ///
     /// The device's audio thread (one thread only, the same throughout); real-time safe.
     public func render(into buffer: UnsafeMutableBufferPointer<Int16>) {
@@ -24,10 +27,10 @@ extension SynthesisPlayer {
     private func renderPiece(_ out: UnsafeMutableBufferPointer<Int16>, frames: Int) {
         guard handleStop() else {
             silence(out, frames: frames)
+            pushReference(out)
+            reportPlaying(false)
             return
         }
-        let activeAtStart = renderActive
-        var ended = false
         var filled = 0
         var mark = UtteranceMark(index: 0, isEnd: false, utterance: 0, stopGeneration: 0)
         while filled < frames {
@@ -39,7 +42,6 @@ extension SynthesisPlayer {
                     if renderActive, mark.utterance == renderUtterance {
                         // Its last sample is in this buffer; the next utterance may begin in the same buffer.
                         renderActive = false
-                        ended = true
                         emit(.drained, renderUtterance, renderPosition)
                         renderRearmCountdown = rearmFrames + filled // counted from its last sample: this buffer's rest counts
                         renderRearmUtterance = renderUtterance
@@ -71,14 +73,16 @@ extension SynthesisPlayer {
             if renderActive { underrunFrames.add(frames - filled, ordering: .relaxed) }
         }
         applyVolume(into: out, frames: frames)
-        if activeAtStart || renderActive || ended { pushReference(out) }
+        pushReference(out) // idle silence too: see render(into:)
         positionSamples.store(renderPosition, ordering: .releasing)
-        if !renderActive { reportPlaying(false) }
+        reportPlaying(renderActive)
         countRearm(frames: frames)
     }
 
-    /// Tells the reference sink that playback started or ended, once per change.
-    private func reportPlaying(_ isPlaying: Bool) {
+    /// Tells the reference sink that playback started or ended, once per change: playing while this player's
+    /// speech (`speaking`) or the app's own sound (``ReferenceMix/isAppPlaying``) plays.
+    private func reportPlaying(_ speaking: Bool) {
+        let isPlaying = speaking || appReference.isAppPlaying
         guard isPlaying != renderReportedPlaying else { return }
         renderReportedPlaying = isPlaying
         reference?.setPlaying(isPlaying)
@@ -138,9 +142,14 @@ extension SynthesisPlayer {
         }
     }
 
+    /// `out` plus the app's own sounds (``appReference``) to the reference sink; without a sink the app's sounds
+    /// are still consumed (and counted), so they do not pile up.
     private func pushReference(_ out: UnsafeMutableBufferPointer<Int16>) {
+        let mixed = UnsafeMutableBufferPointer(rebasing: renderReference[0..<out.count])
+        _ = mixed.update(fromContentsOf: out)
+        appReference.mix(into: mixed)
         guard let reference else { return }
-        let result = reference.pushReference(samples: UnsafeBufferPointer(out))
+        let result = reference.pushReference(samples: UnsafeBufferPointer(mixed))
         referenceSamplesPushed.add(result.accepted, ordering: .relaxed)
         if result.accepted < out.count { refusedReferenceSamples.add(out.count - result.accepted, ordering: .relaxed) }
     }

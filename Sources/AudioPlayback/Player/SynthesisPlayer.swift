@@ -5,7 +5,11 @@ import Synchronization
 
 /// Plays synthesized speech and is its own echo reference: whatever it hands to the device is pushed to the
 /// front end's reference at the same moment, sample for sample, after volume — so the app does not push
-/// reference (nor call play_start / play_over) for the speech it plays.
+/// reference (nor call play_start / play_over) for the speech it plays. Every rendered buffer is pushed, the
+/// silence while idle included: the front end places reference by sample position against the mic, so a
+/// reference that paused while nothing played would lag the mic by the pause (under the front end's 200 ms
+/// resync threshold it is not brought back, and nothing is cancelled). `setPlaying(false)` between utterances
+/// lets the canceller rest; the silence keeps the alignment.
 ///
 /// Three sides, each on its own thread:
 /// - **Input** (one thread at a time: the TTS client's): ``begin(format:sampleRate:)``, ``enqueue(_:)`` with each
@@ -25,6 +29,12 @@ public final class SynthesisPlayer: @unchecked Sendable {
     public let configuration: PlaybackConfiguration
     /// Where the played samples go as echo reference (normally the ``FrontEnd``), if anywhere.
     public let reference: (any EchoReferenceSink)?
+    /// The app's own sounds, mixed into the reference this player pushes: the sink's (a `NeoNui`'s, fed by
+    /// `nui_push_reference_data` while this player is attached) or the player's own, fed by
+    /// ``pushAppReference(samples:)``. See ``ReferenceMix``.
+    public let appReference: ReferenceMix
+    let attachedMix: ReferenceMix?
+    let detached = Atomic<Bool>(false)
 
     let inputRecords = SPSCRing<InputRecord>(minimumCapacity: 4096)
     let inputBytes: SPSCRing<UInt8>
@@ -75,6 +85,8 @@ public final class SynthesisPlayer: @unchecked Sendable {
     var renderRearmUtterance = 0
     let renderMono: UnsafeMutableBufferPointer<Int16>
     let renderOut: UnsafeMutableBufferPointer<Int16>
+    /// The device buffer plus the app's sounds: what is pushed as the reference.
+    let renderReference: UnsafeMutableBufferPointer<Int16>
     let rearmFrames: Int
 
     /// Creates a player and starts its worker thread. Allocates; not real-time safe.
@@ -98,15 +110,40 @@ public final class SynthesisPlayer: @unchecked Sendable {
         workerBytes = .allocate(capacity: 4096)
         renderMono = .allocate(capacity: configuration.maximumRenderFrames)
         renderOut = .allocate(capacity: configuration.maximumRenderFrames * configuration.channelCount)
+        renderReference = .allocate(capacity: configuration.maximumRenderFrames * configuration.channelCount)
         rearmFrames = configuration.sampleRate * configuration.rearmAfterMilliseconds / 1000
+        attachedMix = reference?.attachPlayback(sampleRate: configuration.sampleRate, channelCount: configuration.channelCount)
+        // Half a second of the app's sounds may wait (the render mixes them at its next calls).
+        appReference = attachedMix ?? ReferenceMix(capacity: configuration.sampleRate * configuration.channelCount / 2)
         startWorker()
     }
 
     deinit {
+        detach()
         workerBytes.deallocate()
         renderMono.deallocate()
         renderOut.deallocate()
+        renderReference.deallocate()
     }
+
+    /// Hands the sink's mix back (once): the app's pushes go to the sink directly again.
+    func detach() {
+        guard !detached.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        reference?.detachPlayback(attachedMix)
+    }
+
+    /// The app's own sounds (earcons, music it plays through its own output, not through this player), in the
+    /// device format, pushed as the app plays them: mixed into the reference this player pushes at its next render
+    /// calls (see ``ReferenceMix`` for the alignment bound and the counts). For a ``FrontEnd`` reference, push the
+    /// app's sounds here instead of `FrontEnd.pushReference` while the player exists (a second stream pushed to the
+    /// front end would interleave with the player's). One app thread; real-time safe.
+    public func pushAppReference(samples: UnsafeBufferPointer<Int16>) -> PushResult {
+        appReference.push(samples: samples)
+    }
+
+    /// The app's own sound started or ended (its `play_start` / `play_over`): the sink is told playback is on
+    /// while either the app's sound or this player's speech plays, from the next render call. Any thread.
+    public func setAppPlaying(_ isPlaying: Bool) { appReference.setAppPlaying(isPlaying) }
 
     /// Delivers every event to `handler` on the worker thread, in order (nil stops delivery). Any thread; the
     /// handler may call back into the player.
@@ -221,6 +258,7 @@ public final class SynthesisPlayer: @unchecked Sendable {
     /// Any thread but the worker's own (an event handler).
     public func close() {
         guard !shutdown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        detach()
         wake.signal()
         if Thread.current.name == "AudioPlayback.worker" { return }
         while !workerDone.load(ordering: .acquiring) { usleep(500) }

@@ -52,6 +52,9 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
         }
     }
 
+    /// Whether the caller is the pull thread (inside `onNuiNeedAudioData`).
+    var isCurrentThread: Bool { threadKey.load(ordering: .acquiring) == currentThreadKey() }
+
     private func run() {
         threadKey.store(currentThreadKey(), ordering: .releasing)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: chunkBytes)

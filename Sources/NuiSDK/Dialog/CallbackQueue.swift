@@ -1,45 +1,155 @@
 import Foundation
-import Synchronization
 
-/// The SDK's callback thread: a serial queue that runs delegate calls one at a time, in the order they were
-/// posted, never on the caller's thread and never while NeoNui holds its lock. A callback may call back into
-/// NeoNui (even `nui_release`): posting never waits for the queue.
-package final class CallbackQueue: @unchecked Sendable { // immutable
-    private let queue = DispatchQueue(label: "NeoNui.callbacks")
-    private let key = DispatchSpecificKey<Bool>()
-    private let pending = Atomic<Int>(0)
-    /// Most callbacks waiting before ``isFull`` holds: NeoNui then drops service results (counted in the dialog
-    /// summary's `drops.eventsDropped`) so an app slower than the server cannot grow memory without limit.
-    static let backlogLimit = 16_384
-
-    package init() { queue.setSpecific(key: key, value: true) }
-
-    /// Runs `body` on the callback thread after everything posted before. Any thread; returns at once.
-    package func post(_ body: @escaping @Sendable () -> Void) {
-        pending.add(1, ordering: .relaxed)
-        queue.async { [self] in
-            body()
-            pending.subtract(1, ordering: .relaxed)
-        }
+/// The SDK's callback thread: one thread per owner (a `NeoNui` or `NeoNuiStreamInputTts` instance) that runs
+/// every callback one at a time, in the order they were posted, never on the caller's thread and never while the
+/// owner holds a lock. A callback may call back into the owner (even `nui_release`): posting never waits for the
+/// thread, and the thread holds no lock while a callback runs.
+///
+/// Bounded, by kind (``Kind``): at most ``droppableCapacity`` droppable callbacks (processed audio, levels,
+/// partial results, log lines: later ones supersede them) wait or run at once; a droppable post beyond that is
+/// refused (``post(_:_:)`` returns false, the owner counts it). Kept callbacks (sentence starts and ends, VAD,
+/// mic errors) come at the speech's pace and are never refused while fewer than ``keptCapacity`` wait, which an
+/// app can only reach when a hostile server floods results (then refused and counted too). Terminal callbacks
+/// (audio states, a dialog's start, errors, completion: a few per dialog) are never refused. All kinds share one
+/// FIFO: one order for every callback.
+///
+/// The thread starts with the first post and ends once the queue is released and what was posted has run.
+package final class CallbackQueue: @unchecked Sendable { // immutable; the state is in `lane`
+    /// What a post may cost when the app's callbacks fall behind.
+    package enum Kind: Sendable {
+        /// Superseded by later ones (AEC data, RMS, partial results, log lines): refused beyond ``droppableCapacity``.
+        case droppable
+        /// Results the app needs (sentences, VAD): refused only beyond ``keptCapacity`` (a hostile flood).
+        case kept
+        /// A dialog's start and end, audio states, errors: never refused.
+        case terminal
     }
 
-    /// Whether ``backlogLimit`` callbacks wait. Any thread.
-    package var isFull: Bool { pending.load(ordering: .relaxed) >= Self.backlogLimit }
+    /// Most droppable callbacks waiting (or running) at once: about 5 s of a dialog's callbacks (AEC data and
+    /// RMS, 100 each per second) behind, ≤ 1024 × (the closure and a 10 ms chunk: 1 KB at 48 kHz) ≈ 1 MiB.
+    package static let droppableCapacity = 1024
+    /// Most kept callbacks waiting at once: the bound every event queue of the stack has (a sentence every few
+    /// seconds never reaches it; 16,384 results of ~300 bytes ≈ 5 MiB).
+    package static let keptCapacity = 16_384
+
+    private let lane = Lane()
+
+    package init() {}
+
+    deinit { lane.close() }
+
+    /// Runs `body` on the callback thread after everything posted before. Any thread; returns at once (takes a
+    /// lock for the append, never waits for a callback). Returns false when `kind`'s capacity is reached and
+    /// `body` was dropped (never for ``Kind/terminal``).
+    @discardableResult
+    package func post(_ kind: Kind = .terminal, _ body: @escaping @Sendable () -> Void) -> Bool {
+        lane.append(Entry(body: body, kind: kind))
+    }
+
+    /// Whether ``droppableCapacity`` droppable callbacks wait (a droppable post now would be refused). Any thread.
+    package var isFull: Bool { lane.waiting.droppable >= Self.droppableCapacity }
+
+    /// Droppable and kept callbacks waiting or running now. Any thread.
+    package var waiting: (droppable: Int, kept: Int) { lane.waiting }
 
     /// Holds back the callbacks not yet started until ``resume()`` (one resume per suspend). A callback already
     /// running finishes. Any thread.
-    func suspend() { queue.suspend() }
+    func suspend() { lane.suspend(by: 1) }
 
-    func resume() { queue.resume() }
+    func resume() { lane.suspend(by: -1) }
 
     /// Whether the caller runs on the callback thread (inside a callback).
-    package var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+    package var isCurrent: Bool { lane.isCurrent }
 
     /// Waits until everything posted so far has run. Not from the callback thread (returns at once there).
     package func drain(timeout: TimeInterval = 5) {
         guard !isCurrent else { return }
         let done = DispatchSemaphore(value: 0)
-        queue.async { done.signal() }
+        post { done.signal() }
         _ = done.wait(timeout: .now() + timeout)
+    }
+
+    struct Entry {
+        let body: @Sendable () -> Void
+        let kind: Kind
+    }
+
+    /// The queue and its thread. The thread holds the lane, never the ``CallbackQueue`` (whose release ends it).
+    private final class Lane: @unchecked Sendable { // everything under `condition`
+        private let condition = NSCondition()
+        private var entries: [Entry] = []
+        private var head = 0
+        private var droppable = 0
+        private var kept = 0
+        private var suspended = 0
+        private var closed = false
+        private var started = false
+        private var thread: pthread_t?
+
+        func append(_ entry: Entry) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            switch entry.kind {
+            case .droppable:
+                guard droppable < CallbackQueue.droppableCapacity else { return false }
+                droppable += 1
+            case .kept:
+                guard kept < CallbackQueue.keptCapacity else { return false }
+                kept += 1
+            case .terminal: break
+            }
+            entries.append(entry)
+            if !started {
+                started = true
+                let thread = Thread { [self] in run() }
+                thread.name = "NeoNui.callbacks"
+                thread.start()
+            }
+            condition.signal()
+            return true
+        }
+
+        var waiting: (droppable: Int, kept: Int) { condition.withLock { (droppable, kept) } }
+
+        func suspend(by change: Int) {
+            condition.withLock {
+                suspended += change
+                condition.signal()
+            }
+        }
+
+        func close() {
+            condition.withLock {
+                closed = true
+                condition.signal()
+            }
+        }
+
+        var isCurrent: Bool { condition.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
+
+        private func run() {
+            condition.lock()
+            thread = pthread_self()
+            while true {
+                while (head == entries.count || suspended > 0) && !(closed && head == entries.count) { condition.wait() }
+                if head == entries.count { break } // closed and empty
+                let entry = entries[head]
+                head += 1
+                if head == entries.count || head >= 4096 { // compact: keep the array at about what waits
+                    entries.removeFirst(head)
+                    head = 0
+                }
+                condition.unlock()
+                entry.body()
+                condition.lock()
+                switch entry.kind {
+                case .droppable: droppable -= 1
+                case .kept: kept -= 1
+                case .terminal: break
+                }
+            }
+            thread = nil
+            condition.unlock()
+        }
     }
 }

@@ -50,4 +50,26 @@ final class DialogAudio: Sendable {
         }
         return result
     }
+
+    /// Pushes reference samples (the played audio handed over by a player, ``NeoNui/pushReference(samples:)``);
+    /// records what was taken with save_wav. Real-time safe.
+    func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult {
+        let result: PushResult
+        switch target {
+        case .dialog(let core): result = core.pushReference(samples: samples)
+        case .engine(let engine): result = engine.pushReference(samples: samples)
+        }
+        if let recorder, result.accepted > 0 {
+            recorder.record(.reference, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: samples[..<result.accepted])))
+        }
+        return result
+    }
+
+    /// The playback hint (`play_start` / `play_over`) to the front end. Real-time safe.
+    func setPlaying(_ isPlaying: Bool) {
+        switch target {
+        case .dialog(let core): core.setPlaying(isPlaying)
+        case .engine(let engine): engine.setPlaying(isPlaying)
+        }
+    }
 }

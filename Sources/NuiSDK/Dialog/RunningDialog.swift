@@ -16,6 +16,8 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
     var cleanedUp = false
     /// The task id once the service started the task.
     var taskId: String?
+    /// ``NeoNui/callbackDrops`` when the dialog started (its end logs the drops since).
+    var callbackDropsAtStart = NuiCallbackDrops()
 
     init(number: Int, core: RecognitionCore, audio: DialogAudio, puller: AudioPuller?) {
         self.number = number
@@ -24,22 +26,13 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
         self.puller = puller
     }
 
-    /// Stops the pull thread and the WAV writer and lets the core go on a background queue (its threads may
-    /// not be joined from themselves), then trims the heap (``MemoryTrim``). Once; call without NeoNui's locks.
+    /// Stops the pull thread and the WAV writer, then trims the heap (``MemoryTrim``) on a background queue. Once;
+    /// call without NeoNui's locks. The core goes with the last reference to this dialog: NeoNui drops its own
+    /// in the same call (nothing holds a dialog's core after `nui_release` returns).
     func cleanUp(alreadyCleaned: Bool) {
         guard !alreadyCleaned else { return }
         puller?.stop()
         audio.recorder?.stop()
-        let holder = AudioHolder(audio)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
-            holder.audio = nil // the dialog's recorder; the core runs no thread of its own beyond its event thread
-            MemoryTrim.afterDialog()
-        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { MemoryTrim.afterDialog() }
     }
-}
-
-/// Carries a dialog's audio (and so its core) to the background queue that lets it go.
-private final class AudioHolder: @unchecked Sendable { // touched by one closure only
-    var audio: DialogAudio?
-    init(_ audio: DialogAudio) { self.audio = audio }
 }

@@ -6,9 +6,9 @@ import AudioFrontEnd
 /// | key | type | default |
 /// |---|---|---|
 /// | `enable_aec` | flag | true with `audio_update_manually`, else false (nothing to cancel without a reference) |
-/// | `aec_backend` | `default`, `webrtc`, `webrtc_mobile`, `speex`, `speex_webrtc` | `default`: the library's barge-in chain (`FrontEndConfiguration.defaultEchoCancellation`: Speex MDF 128 ms, then WebRTC AEC2 low) |
+/// | `aec_backend` | `default`, `webrtc`, `webrtc_mobile`, `speex`, `speex_webrtc` | `default`: the library's barge-in chain (`FrontEndConfiguration.defaultEchoCancellation`: Speex MDF 128 ms growing to 192 ms in long rooms, then WebRTC AEC2 low) |
 /// | `aec_suppression_level` | `low`, `moderate`, `high` (WebRTC AEC2) | the chain's (`low` in `default`, else `moderate`) |
-/// | `aec_tail_ms` | int 20…1000 (Speex filter length) | 128 |
+/// | `aec_tail_ms` | int 20…1000 (Speex filter length) | 128 (growing to 192 ms in long rooms; a tail given is kept) |
 /// | `enable_ns` | flag | false |
 /// | `ns_backend` | `webrtc`, `speex` | `webrtc` |
 /// | `ns_level` | `low`, `moderate`, `high`, `very_high` (WebRTC) | `moderate` |
@@ -43,7 +43,7 @@ struct FrontEndParameters: Equatable {
                 webRTC.suppressionLevel = .moderate
             }
             if let level { webRTC.suppressionLevel = ["low": .low, "high": .high][level] ?? .moderate }
-            if let tail { speex.tailMilliseconds = tail }
+            if let tail { (speex.tailMilliseconds, speex.grownTailMilliseconds) = (tail, nil) } // as given: no growth
             switch backend {
             case "webrtc": echoCancellation = .webRTC(webRTC)
             case "webrtc_mobile":

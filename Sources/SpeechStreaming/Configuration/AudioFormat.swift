@@ -3,8 +3,8 @@ public enum AudioFormat: String, Sendable, Equatable {
     /// Raw 16-bit little-endian signed mono PCM. The session cuts it into binary frames of
     /// ``ConnectionOptions/frameDuration``.
     case pcm
-    /// Ogg Opus (RFC 7845). Every `send(audio:)` call must carry whole Ogg pages, starting with the
-    /// OpusHead and OpusTags pages; the session sends whole pages only.
+    /// Ogg Opus (RFC 7845). The caller sends Opus packets (``SpeechStreamingSession/send(opusPacket:durationSamples48k:)``);
+    /// the session muxes them into the Ogg stream the service expects (libogg), one page per packet.
     case opus
 }
 

@@ -42,7 +42,8 @@ package struct DashScopeProtocol: WireProtocol {
 
     // MARK: Message builders (spec §4.1, §4.3, §4.4)
 
-    static func header(_ action: String, _ taskId: String) -> [String: Any] {
+    /// A task message's header. Also used by the speech-synthesis client, which speaks the same task protocol.
+    package static func header(_ action: String, _ taskId: String) -> [String: Any] {
         ["action": action, "task_id": taskId, "streaming": "duplex"]
     }
 

@@ -7,4 +7,7 @@ public enum AudioSendResult: Sendable, Equatable {
     case queueFull
     /// No task takes audio: not started, stopped, failed or closed. The audio was dropped.
     case inactive
+    /// Not audio this session can send: an Opus packet to a PCM session (or samples to an Opus one), an empty,
+    /// oversized or malformed packet. Dropped.
+    case invalidAudio
 }

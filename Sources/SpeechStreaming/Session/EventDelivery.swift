@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 
 /// Receives a session's events, in order, on the session's delivery queue.
 ///
@@ -20,16 +18,14 @@ extension SpeechEvent {
     }
 }
 
-/// Hands events from the network thread to the delegate and the `AsyncStream`, on a serial queue.
+/// Hands events from the network thread to the delegate and the `AsyncStream`, on a serial queue
+/// (``BoundedDelivery``), redacted.
 final class EventDelivery: Sendable {
-    private let queue = DispatchQueue(label: "SpeechStreaming.events")
-    private let continuation: AsyncStream<SpeechEvent>.Continuation?
+    private let core: BoundedDelivery<SpeechEvent>
     private let counters: StatisticsCounters
-    /// Events queued for the delegate and not yet handed to it.
-    private let backlog = Atomic<Int>(0)
     /// Most events waiting for the delegate: beyond it (a delegate slower than the server), every event but a
     /// task's start and end is dropped and counted (``SessionStatistics/eventsDropped``), so memory stays bounded.
-    static let backlogLimit = 16_384
+    static var backlogLimit: Int { BoundedDelivery<SpeechEvent>.backlogLimit }
     private let targets = Locked<Targets>(Targets())
 
     private struct Targets: @unchecked Sendable { // weak references only, guarded by the mutex
@@ -40,9 +36,9 @@ final class EventDelivery: Sendable {
     /// Every event passes it on the delivery queue, before the delegate or the stream sees it.
     private let redactor: Redactor
 
-    /// `continuation` nil: only the delegate gets events. `dropped` counts what the bounded stream dropped.
-    init(continuation: AsyncStream<SpeechEvent>.Continuation?, counters: StatisticsCounters, redactor: Redactor) {
-        self.continuation = continuation
+    /// `streamLimit` 0: only the delegate gets events; else the stream keeps at most that many unread.
+    init(streamLimit: Int, counters: StatisticsCounters, redactor: Redactor) {
+        core = BoundedDelivery(label: "SpeechStreaming.events", streamLimit: streamLimit)
         self.counters = counters
         self.redactor = redactor
     }
@@ -54,22 +50,20 @@ final class EventDelivery: Sendable {
         set { targets.withLock { $0.delegate = newValue } }
     }
 
+    /// The session's event stream (made on first access).
+    var events: AsyncStream<SpeechEvent> { core.events }
+
     /// Queues `event` for the delegate and the stream, redacted. Any thread; never blocks on the consumer.
     func deliver(_ event: SpeechEvent) {
-        if !event.isTaskBoundary, backlog.load(ordering: .relaxed) >= Self.backlogLimit {
-            counters.eventsDropped.add(1, ordering: .relaxed)
-            return
-        }
-        backlog.add(1, ordering: .relaxed)
-        queue.async { [self] in
-            defer { backlog.subtract(1, ordering: .relaxed) }
+        let queued = core.submit(event, isBoundary: event.isTaskBoundary) { [self] event in
             let event = redactor.redact(event)
             let (session, delegate) = targets.withLock { ($0.session, $0.delegate) }
             if let session, let delegate { delegate.speechSession(session, didReceive: event) }
-            if case .dropped = continuation?.yield(event) { counters.streamEventsDropped.add(1, ordering: .relaxed) }
+            if core.stream?.yield(event) == false { counters.streamEventsDropped.add(1, ordering: .relaxed) }
         }
+        if !queued { counters.eventsDropped.add(1, ordering: .relaxed) }
     }
 
     /// Ends the stream after the events already queued.
-    func finish() { queue.async { [continuation] in continuation?.finish() } }
+    func finish() { core.finish() }
 }

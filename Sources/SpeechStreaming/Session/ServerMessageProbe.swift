@@ -131,7 +131,7 @@ package struct ServerMessageProbe {
         for action in actions {
             switch action {
             case .beginAudio(replay: true):
-                _ = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100)
+                _ = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 100, packer: nil)
                 sentences.resume(atMilliseconds: replay.startMilliseconds)
             case .report:
                 events += 1

@@ -1,3 +1,4 @@
+import CWebSockets
 import Dispatch
 import Synchronization
 
@@ -9,7 +10,7 @@ import Synchronization
 /// non-atomic state below is touched only on the service thread.
 final class SessionEngine: @unchecked Sendable {
     enum Command {
-        case start(epoch: UInt32)
+        case start(epoch: UInt32, opusHeader: OpusStreamHeader)
         case stop
         case cancel
         /// Cancel, then signal ``closeFrameSent`` once the close frame is out.
@@ -27,6 +28,9 @@ final class SessionEngine: @unchecked Sendable {
     let wakePending = Atomic<Bool>(false)
     private let wakeThreshold: Int
     private let commands = Locked<[Command]>([])
+    /// Set after a command is queued: the network thread takes the commands' lock only when it is set, never
+    /// per audio frame.
+    private let commandsPending = Atomic<Bool>(false)
     private let closeFrameSent = DispatchSemaphore(value: 0)
     private let isShutDown = Atomic<Bool>(false)
 
@@ -37,7 +41,7 @@ final class SessionEngine: @unchecked Sendable {
     private var processing = false
     var taskId = ""
     var taskEpoch: UInt32 = 0
-    private var assembler: FrameAssembler
+    private let frames: FrameBuilder
     var replay: ReplayBuffer
     private var replayQueue: [(bytes: [UInt8], milliseconds: Int)] = []
     /// Set while a restarted task catches up after a reconnection.
@@ -47,7 +51,10 @@ final class SessionEngine: @unchecked Sendable {
     private var closeRequested = false
     private let frameBytes: Int
     private let frameMilliseconds: Int
-    private let scratch: UnsafeMutableRawPointer
+    /// The caller marked its last audio (``AudioRing/endsAudio``): the task's audio ends once it is out.
+    private var audioEndMarked = false
+    /// The last ``OutgoingFrame/binaryInPlace(_:)`` points into the frame builder: it is reused at the next call.
+    private var frameInFlight = false
     /// The server message being handled, for the events it causes.
     var currentRaw: String?
     var startedSessionId: String?
@@ -63,19 +70,14 @@ final class SessionEngine: @unchecked Sendable {
         self.control = control
         self.delivery = delivery
         ring = AudioRing(minimumCapacity: options.audioQueueCapacityBytes)
-        scratch = .allocate(byteCount: ring.capacity, alignment: 16)
         let milliseconds = Int(options.frameDuration.components.seconds * 1000
                                + options.frameDuration.components.attoseconds / 1_000_000_000_000_000)
         frameMilliseconds = milliseconds
         frameBytes = max(2, wire.sampleRate * milliseconds / 1000 * 2)
-        switch wire.format {
-        case .pcm:
-            assembler = FrameAssembler(framing: .pcm(frameBytes: frameBytes))
-            wakeThreshold = frameBytes + AudioRing.headerBytes
-        case .opus:
-            assembler = FrameAssembler(framing: .ogg(frameMilliseconds: milliseconds, maxBytes: 16 * 1024))
-            wakeThreshold = 1
-        }
+        frames = FrameBuilder(format: wire.format, frameBytes: frameBytes, frameMilliseconds: milliseconds,
+                              maxBytes: 16 * 1024, headroom: afe_ws_pre(), ringCapacity: ring.capacity)
+        // PCM: wake once a frame's worth is queued; Opus: at every packet (about 20 ms).
+        wakeThreshold = wire.format == .pcm ? frameBytes + AudioRing.headerBytes : 1
         replay = ReplayBuffer(format: wire.format, sampleRate: wire.sampleRate,
                               capacityBytes: options.reconnection.replayCapacityBytes)
         machine = SessionMachine(timing: SessionMachine.Timing(options), reconnection: options.reconnection,
@@ -87,10 +89,7 @@ final class SessionEngine: @unchecked Sendable {
         transport.startServiceThread()
     }
 
-    deinit {
-        transport.shutdown()
-        scratch.deallocate()
-    }
+    deinit { transport.shutdown() }
 
     // MARK: Any thread
 
@@ -98,11 +97,13 @@ final class SessionEngine: @unchecked Sendable {
     ///
     /// Caller's audio thread. Real-time safe: no allocation, no lock; at most one non-blocking eventfd
     /// write per network-thread wake-up.
-    func enqueue(_ audio: UnsafeRawBufferPointer) -> AudioSendResult {
+    /// `tag`: Opus, the packet's duration (48 kHz samples); ``AudioRing/endsAudio`` marks the task's last audio
+    /// (an empty record may carry it alone).
+    func enqueue(_ audio: UnsafeRawBufferPointer, tag: UInt32 = 0) -> AudioSendResult {
         let epoch = control.audioEpoch.load(ordering: .acquiring)
         guard epoch & 1 == 1 else { return .inactive }
-        guard !audio.isEmpty else { return .accepted }
-        guard ring.write(audio, epoch: epoch) else { return .queueFull }
+        guard !audio.isEmpty || tag & AudioRing.endsAudio != 0 else { return .accepted }
+        guard ring.write(audio, epoch: epoch, tag: tag) else { return .queueFull }
         if ring.queuedBytes >= wakeThreshold, !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
             transport.wake()
         }
@@ -112,6 +113,7 @@ final class SessionEngine: @unchecked Sendable {
     /// Hands a command to the network thread. Any thread; not real-time safe (takes a lock, allocates).
     func post(_ command: Command) {
         commands.withLock { $0.append(command) }
+        commandsPending.store(true, ordering: .releasing)
         transport.wake()
     }
 
@@ -172,7 +174,10 @@ final class SessionEngine: @unchecked Sendable {
         case .beginAudio(let isReplay):
             pacer = nil
             if isReplay {
-                replayQueue = replay.replayFrames(frameBytes: frameBytes, frameMilliseconds: frameMilliseconds)
+                // Opus: the frame being built is dropped; its packets are kept and muxed again, in order.
+                if wire.format == .opus { frames.discardFrame() }
+                replayQueue = replay.replayFrames(frameBytes: frameBytes, frameMilliseconds: frameMilliseconds,
+                                                  packer: frames.packer)
                 sentences.resume(atMilliseconds: replay.startMilliseconds)
                 pacer = CatchUpPacer(start: now, speed: options.reconnection.catchUpSpeed)
             }
@@ -202,7 +207,9 @@ final class SessionEngine: @unchecked Sendable {
         taskEpoch = 0
         counters.audioBytesDropped.wrappingAdd(pendingAudioBytes, ordering: .relaxed)
         dropStaleAudio()
-        assembler.reset()
+        frames.reset()
+        frameInFlight = false
+        audioEndMarked = false
         replay.reset()
         replayQueue = []
         pacer = nil
@@ -230,13 +237,16 @@ final class SessionEngine: @unchecked Sendable {
     // MARK: Commands
 
     func runCommands() {
+        guard commandsPending.exchange(false, ordering: .acquiring) else { return }
         let pending = commands.takeAll()
         for command in pending {
             switch command {
-            case .start(let epoch):
+            case .start(let epoch, let opusHeader):
                 taskEpoch = epoch
-                assembler.reset()
-                replay.reset()
+                audioEndMarked = false
+                frameInFlight = false
+                frames.begin(opusHeader: opusHeader)
+                replay.reset(preSkip: opusHeader.preSkip)
                 replayQueue = []
                 sentences.reset()
                 latestContext = nil
@@ -262,20 +272,46 @@ final class SessionEngine: @unchecked Sendable {
 
     // MARK: Audio
 
-    /// Moves the running task's audio from the ring to the assembler; skips audio of ended tasks.
-    private func pullAudio() {
+    /// Moves the running task's audio from the ring into the frame being built, until the frame is ready or
+    /// the ring is empty; skips audio of ended tasks. Real-time safe (no allocation, no lock).
+    /// - Returns: whether the ring holds none of the task's audio now (a partial frame may go when draining).
+    private func pullAudio() -> Bool {
         let producerEpoch = control.audioEpoch.load(ordering: .acquiring)
         while let record = ring.peek() {
             if record.epoch == taskEpoch && taskEpoch != 0 {
-                ring.read(length: record.length, into: scratch)
-                assembler.append(UnsafeRawBufferPointer(start: scratch, count: record.length))
+                guard !frames.isReady(draining: false), take(record) else { return false }
             } else if record.epoch != producerEpoch {
                 counters.audioBytesDropped.wrappingAdd(record.length, ordering: .relaxed)
                 ring.skip(length: record.length)
             } else {
-                break // a newer task's audio, queued before its start command arrived
+                return true // a newer task's audio, queued before its start command arrived
             }
         }
+        return true
+    }
+
+    /// Takes one record of the running task into the frame; false when the frame has no room for it yet.
+    private func take(_ record: (length: Int, epoch: UInt32, tag: UInt32)) -> Bool {
+        let ends = record.tag & AudioRing.endsAudio != 0
+        switch wire.format {
+        case .pcm:
+            guard frames.canTake(pcm: record.length) else { return false }
+            frames.takePCM(from: ring, length: record.length)
+        case .opus:
+            if record.length == 0 {
+                ring.skip(length: 0)
+            } else {
+                guard frames.hasRoom(packet: record.length) else { return false }
+                let keeps = options.reconnection.isEnabled
+                frames.takeOpus(from: ring, length: record.length, advance48k: Int(record.tag & AudioRing.durationMask),
+                                end: record.tag & AudioRing.endsStream != 0) { packet, granule in
+                    if keeps { counters.replayDroppedBytes.wrappingAdd(replay.append(packet: packet, granuleEnd: granule),
+                                                                      ordering: .relaxed) }
+                }
+            }
+        }
+        if ends { audioEndMarked = true }
+        return true
     }
 
     func dropStaleAudio() {
@@ -286,11 +322,16 @@ final class SessionEngine: @unchecked Sendable {
         }
     }
 
-    /// Audio taken from the ring that has not gone out yet (a partial frame in the assembler).
-    var pendingAudioBytes: Int { assembler.pendingBytes }
+    /// Audio taken from the ring that has not gone out yet (the frame being built).
+    var pendingAudioBytes: Int { frames.pendingBytes }
 
     /// The next frame for the socket: control messages first, then a ping, then replayed and live audio.
+    /// Live audio goes out in place from the ``FrameBuilder``'s buffer: no allocation, no lock per frame.
     func nextOutgoing() -> OutgoingFrame? {
+        if frameInFlight { // lws_write has taken the last frame (sent it, or copied what the socket did not take)
+            frameInFlight = false
+            frames.sent()
+        }
         if !texts.isEmpty {
             counters.textMessagesSent.wrappingAdd(1, ordering: .relaxed)
             return .text(texts.removeFirst())
@@ -308,34 +349,34 @@ final class SessionEngine: @unchecked Sendable {
             let frame = replayQueue.removeFirst()
             pacer?.sent(milliseconds: Double(frame.milliseconds))
             counters.replayedBytes.wrappingAdd(frame.bytes.count, ordering: .relaxed)
-            return binary(frame.bytes)
+            count(frame.bytes.count)
+            return .binary(frame.bytes)
         }
-        pullAudio()
-        if let frame = assembler.nextFrame(draining: machine.isDraining) {
-            if options.reconnection.isEnabled {
-                counters.replayDroppedBytes.wrappingAdd(replay.append(frame), ordering: .relaxed)
+        let exhausted = pullAudio()
+        if audioEndMarked {
+            // The caller's last audio is in: its task's audio ends here, as stop() would end it.
+            audioEndMarked = false
+            if control.stopAudio() { feed(.stop) }
+        }
+        if frames.isReady(draining: machine.isDraining && exhausted) {
+            if options.reconnection.isEnabled && wire.format == .pcm {
+                counters.replayDroppedBytes.wrappingAdd(replay.append(pcm: frames.payload), ordering: .relaxed)
             }
-            pacer?.sent(milliseconds: milliseconds(of: frame))
-            return binary(frame.bytes)
+            pacer?.sent(milliseconds: frames.milliseconds(sampleRate: wire.sampleRate))
+            count(frames.count)
+            frameInFlight = true
+            return .binaryInPlace(frames.payload)
         }
         pacer = nil // caught up: from here on, audio flows as the caller sends it
-        if machine.isDraining {
+        if machine.isDraining && exhausted && frames.pendingBytes == 0 {
             feed(.audioDrained)
             if !texts.isEmpty { return nextOutgoing() }
         }
         return nil
     }
 
-    /// The audio a frame holds: PCM by its length, Ogg by its audio pages' times.
-    private func milliseconds(of frame: AudioFrame) -> Double {
-        let audio = frame.pages.filter { !$0.isHeader && !$0.isOpaque }
-        if let first = audio.first, let last = audio.last { return Double(last.endMilliseconds - first.startMilliseconds) }
-        return wire.format == .pcm ? Double(frame.bytes.count / 2) * 1000 / Double(wire.sampleRate) : 0
-    }
-
-    private func binary(_ bytes: [UInt8]) -> OutgoingFrame {
+    private func count(_ bytes: Int) {
         counters.audioFramesSent.wrappingAdd(1, ordering: .relaxed)
-        counters.audioBytesSent.wrappingAdd(bytes.count, ordering: .relaxed)
-        return .binary(bytes)
+        counters.audioBytesSent.wrappingAdd(bytes, ordering: .relaxed)
     }
 }

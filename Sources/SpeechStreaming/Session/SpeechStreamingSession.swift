@@ -7,7 +7,7 @@
 /// After `.completed` or `.error`, `start()` may begin the next task (DashScope reuses the connection with
 /// a new task id). `close()` ends the session for good.
 ///
-/// Threads: `send(audio:)` is for the real-time audio thread; the other calls may come from any thread,
+/// Threads: the `send` calls are for the real-time audio thread; the other calls may come from any thread,
 /// including the delegate. Networking runs on a private service thread; events arrive on a private
 /// serial delivery queue, through both the delegate and ``events``.
 ///
@@ -15,9 +15,14 @@
 /// closing, a silent server, malformed or oversized messages, timeouts) becomes exactly one
 /// ``SpeechEvent/error(_:)`` within the configured timeouts, and nothing more is sent until the next start.
 public final class SpeechStreamingSession: @unchecked Sendable { // immutable references to thread-safe parts
-    /// Every event of the session in order, for one consumer. It finishes when the session closes. It holds
-    /// at most ``ConnectionOptions/eventBufferLimit`` unread events (the newest; drops are counted).
-    public let events: AsyncStream<SpeechEvent>
+    /// Every event of the session in order, for one consumer. It finishes when the session closes. Made on the
+    /// first access (events before it are not kept: take it before ``start()``; a session whose stream nobody
+    /// asks for keeps no events), it then holds at most ``ConnectionOptions/eventBufferLimit`` unread events
+    /// (the newest; drops are counted in ``SessionStatistics/streamEventsDropped``). With a limit of 0 it is
+    /// empty and finished. Any thread.
+    public var events: AsyncStream<SpeechEvent> {
+        delivery.events
+    }
 
     private let engine: SessionEngine
     private let control = SessionControl()
@@ -40,14 +45,9 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
     }
 
     init(wire: any WireProtocol, options: ConnectionOptions) throws {
-        let limit = options.eventBufferLimit
-        let (stream, continuation) = AsyncStream.makeStream(of: SpeechEvent.self,
-                                                             bufferingPolicy: .bufferingNewest(max(1, limit)))
-        events = stream
         let counters = StatisticsCounters()
-        delivery = EventDelivery(continuation: limit > 0 ? continuation : nil, counters: counters,
+        delivery = EventDelivery(streamLimit: options.eventBufferLimit, counters: counters,
                                  redactor: Redactor(secrets: wire.secrets))
-        if limit == 0 { continuation.finish() }
         engine = try SessionEngine(wire: wire, options: options, control: control, delivery: delivery, counters: counters)
         delivery.attach(self)
     }
@@ -64,22 +64,71 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
     /// `send(audio:)` from now on is queued and goes out once the server confirms with `.started`.
     ///
     /// Any thread; returns at once. Not real-time safe.
+    /// - Parameter opusHeader: for ``AudioFormat/opus``, what the task's Ogg stream's OpusHead records (the
+    ///   packets' pre-skip and input rate); ignored for PCM.
     /// - Throws: ``SpeechStreamingError/Code/invalidState`` while a task runs or after `close()`.
-    public func start() throws {
+    public func start(opusHeader: OpusStreamHeader = OpusStreamHeader()) throws {
         let epoch = try control.beginTask()
-        engine.post(.start(epoch: epoch))
+        engine.post(.start(epoch: epoch, opusHeader: opusHeader))
     }
 
-    /// Queues audio for the running task: 16-bit little-endian mono PCM, or whole Ogg Opus pages.
+    /// Queues audio for the running task: 16-bit little-endian mono PCM; for an ``AudioFormat/opus`` session,
+    /// one Opus packet (its duration read from its table-of-contents byte), as ``send(opusPacket:durationSamples48k:)``.
     ///
     /// Audio thread. Real-time safe: copies into a preallocated lock-free queue, never allocates, locks or
     /// blocks; wakes the network thread at most once per frame's worth.
     /// - Returns: whether the audio was queued (see ``AudioSendResult``).
-    public func send(audio: UnsafeRawBufferPointer) -> AudioSendResult { engine.enqueue(audio) }
+    public func send(audio: UnsafeRawBufferPointer) -> AudioSendResult {
+        engine.wire.format == .opus ? send(opusPacket: audio) : engine.enqueue(audio)
+    }
 
-    /// Queues 16-bit PCM samples. Audio thread; real-time safe, like ``send(audio:)``.
+    /// Queues one Opus packet (mono) for the running task of an ``AudioFormat/opus`` session. The session muxes
+    /// the packets into the Ogg Opus stream (RFC 7845) the service expects, on its network thread, with libogg:
+    /// OpusHead (from ``start(opusHeader:)``) and OpusTags pages, then one page per packet with its granule
+    /// position, grouped into binary frames of ``ConnectionOptions/frameDuration``; after a reconnection it muxes
+    /// the kept packets again into a new valid stream.
+    ///
+    /// Audio thread. Real-time safe, like ``send(audio:)``.
+    /// - Parameters:
+    ///   - opusPacket: the packet, at most 4000 bytes.
+    ///   - durationSamples48k: the granule positions it advances (48 kHz samples); nil reads its duration from
+    ///     its table-of-contents byte. Less than its duration trims the stream's end (the last packet).
+    /// - Returns: ``AudioSendResult/invalidAudio`` for a PCM session, an empty or oversized packet, or one whose
+    ///   table-of-contents byte is malformed.
+    public func send(opusPacket: UnsafeRawBufferPointer, durationSamples48k: Int? = nil) -> AudioSendResult {
+        enqueue(opusPacket: opusPacket, durationSamples48k: durationSamples48k, endsStream: false, endsAudio: false)
+    }
+
+    /// Queues the Opus stream's last packet: its page carries the end-of-stream flag, and `durationSamples48k`
+    /// below its duration trims the stream to the real input (RFC 7845 §4.4). The task's audio goes on until
+    /// ``stop()``. Audio thread; real-time safe.
+    public func send(lastOpusPacket packet: UnsafeRawBufferPointer, durationSamples48k: Int? = nil) -> AudioSendResult {
+        enqueue(opusPacket: packet, durationSamples48k: durationSamples48k, endsStream: true, endsAudio: false)
+    }
+
+    /// ``send(opusPacket:durationSamples48k:)``, and (`endsAudio`) the task's audio ends after this packet, as
+    /// ``stop()`` would end it but from the audio thread: the network thread stops the task when it takes the
+    /// packet. Package access (VoiceRecognition's audio path). Real-time safe.
+    package func enqueue(opusPacket: UnsafeRawBufferPointer, durationSamples48k: Int?, endsStream: Bool,
+                         endsAudio: Bool) -> AudioSendResult {
+        guard engine.wire.format == .opus, opusPacket.count <= 4000 else { return .invalidAudio }
+        if opusPacket.isEmpty { return endsAudio ? engine.enqueue(opusPacket, tag: AudioRing.endsAudio) : .invalidAudio }
+        let duration = durationSamples48k ?? ReplayBuffer.duration48k(opusPacket)
+        guard duration >= 0, duration <= 5760, durationSamples48k != nil || duration > 0 else { return .invalidAudio }
+        return engine.enqueue(opusPacket, tag: UInt32(duration) | (endsStream ? AudioRing.endsStream : 0)
+                                               | (endsAudio ? AudioRing.endsAudio : 0))
+    }
+
+    /// Queues PCM (`bytes`, may be empty) and (`endsAudio`) ends the task's audio after it, from the audio thread
+    /// (see ``enqueue(opusPacket:durationSamples48k:endsAudio:)``). Package access. Real-time safe.
+    package func enqueue(pcm bytes: UnsafeRawBufferPointer, endsAudio: Bool) -> AudioSendResult {
+        guard engine.wire.format == .pcm else { return .invalidAudio }
+        return engine.enqueue(bytes, tag: endsAudio ? AudioRing.endsAudio : 0)
+    }
+
+    /// Queues 16-bit PCM samples (a PCM session). Audio thread; real-time safe, like ``send(audio:)``.
     public func send(samples: UnsafeBufferPointer<Int16>) -> AudioSendResult {
-        engine.enqueue(UnsafeRawBufferPointer(samples))
+        enqueue(pcm: UnsafeRawBufferPointer(samples), endsAudio: false)
     }
 
     /// Ends the task's audio: what is queued goes out, then finish-task / StopTranscription; the server's
@@ -117,6 +166,14 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
         control.endTask(epoch: nil, closing: true)
         engine.shutdown()
         delivery.finish()
+    }
+
+    /// Called on the network thread around the audio path's callbacks and after each live audio frame's
+    /// `lws_write` (``WebSocketTransport/audioPathProbe``: the real-time path's tests). Package access; set before
+    /// the first task.
+    package var audioPathProbe: ((AudioPathPoint) -> Void)? {
+        get { engine.transport.audioPathProbe }
+        set { engine.transport.audioPathProbe = newValue }
     }
 
     /// Counters so far. Any thread.

@@ -9,7 +9,9 @@ extension WebSocketTransport {
         if isConnecting, connection == nil, !failureReportedDuringConnect, connectSlot.pointee == wsi { connection = wsi }
         switch reason {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            audioPathProbe?(.enter)
             delegate?.transportWoke()
+            audioPathProbe?(.leave)
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
             if closing.remove(wsi) != nil, closing.isEmpty { delegate?.transportDidSendClose() }
@@ -61,6 +63,8 @@ extension WebSocketTransport {
             connectionOpen = false
             delegate?.transportDidClose(code: peerClose?.code, reason: peerClose?.reason ?? "")
         case LWS_CALLBACK_CLIENT_WRITEABLE:
+            audioPathProbe?(.enter)
+            defer { audioPathProbe?(.leave) }
             return write(wsi)
         default:
             break
@@ -118,6 +122,10 @@ extension WebSocketTransport {
             written = send(Array(text.utf8), LWS_WRITE_TEXT, wsi)
         case .binary(let bytes):
             written = send(bytes, LWS_WRITE_BINARY, wsi)
+        case .binaryInPlace(let bytes):
+            let payload = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            written = payload.map { lws_write(wsi, $0, bytes.count, LWS_WRITE_BINARY) } ?? 0
+            audioPathProbe?(.wrote)
         case .ping:
             written = send([], LWS_WRITE_PING, wsi)
         }

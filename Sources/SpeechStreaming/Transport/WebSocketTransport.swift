@@ -34,9 +34,18 @@ extension WebSocketTransportDelegate {
     package func transportDidReceiveBinaryMessage(_ bytes: UnsafeRawBufferPointer) {}
 }
 
+/// Where the service thread is on the audio path (``WebSocketTransport/audioPathProbe``).
+package enum AudioPathPoint: Sendable {
+    case enter, wrote, leave
+}
+
 package enum OutgoingFrame {
     case text(String)
     case binary([UInt8])
+    /// A binary frame the delegate built in place: `LWS_PRE` bytes of headroom precede it, and it stays valid
+    /// until the delegate's next ``WebSocketTransportDelegate/transportNextOutgoing()``. Written with `lws_write`
+    /// straight from there (no copy, no allocation): the streaming client's audio.
+    case binaryInPlace(UnsafeRawBufferPointer)
     case ping
 }
 
@@ -58,6 +67,11 @@ package final class WebSocketTransport: @unchecked Sendable {
     /// ``WebSocketTransportDelegate/transportDidReceiveBinaryMessage(_:)``; otherwise (ASR, the default) only
     /// their length is reported, at their first bytes. Set before the service thread starts.
     package var deliversBinary = false
+    /// Called on the service thread around the audio path's callbacks (the wake-up and the write callback:
+    /// ``AudioPathPoint/enter`` and ``AudioPathPoint/leave``) and right after each
+    /// ``OutgoingFrame/binaryInPlace(_:)`` frame's `lws_write` (``AudioPathPoint/wrote``): tests count allocations
+    /// and locks on the audio path apart from the receive path. Set before the first task.
+    package var audioPathProbe: ((AudioPathPoint) -> Void)?
 
     private let context: OpaquePointer
     /// The client TLS context, ours (see `afe_ws_client_tls_context`), for wss:// only: freed after the lws context.

@@ -23,4 +23,8 @@ int afe_lock_counter_available(void);
 void afe_lock_counter_start(void);
 /// Stops counting on the calling thread and returns the counts since start.
 afe_lock_counts afe_lock_counter_stop(void);
+/// Starts counting allocations and locks on the calling thread (both counters above).
+void afe_thread_counters_start(void);
+/// Stops both on the calling thread; returns the allocations and stores every lock and wait call in `*locks`.
+int64_t afe_thread_counters_stop(int64_t *locks);
 #endif

@@ -31,20 +31,23 @@ final class DelayTrackingTests: XCTestCase {
         XCTAssertEqual(tracker.median! / ms, 40, accuracy: 0.01, "the first estimate stands at once")
     }
 
+    /// Adds a point every 0.25 s from `t` until `end`: 120 ms + `slope` × t, plus uniform jitter of ±`jitter` s.
+    static func addRamp(_ fit: inout DriftFit, _ t: inout Double, until end: Double, slope: Double, jitter: Double,
+                        _ random: inout SeededRandom) {
+        while t < end {
+            fit.add(seconds: t, delay: 0.120 + slope * t + jitter * Double(random.uniform()))
+            t += 0.25
+        }
+    }
+
     /// The fit reports the slope of noisy points once it has enough of them, and follows a changed slope.
     func testDriftFitFindsTheSlopeThroughJitter() {
         var fit = DriftFit()
         var random = SeededRandom(seed: 7)
         var t = 0.0
-        while t < 50 {
-            fit.add(seconds: t, delay: 0.120 + 100e-6 * t + 0.0025 * Double(random.uniform()))
-            t += 0.25
-        }
+        Self.addRamp(&fit, &t, until: 50, slope: 100e-6, jitter: 0.0025, &random)
         XCTAssertNil(fit.slope, "under a minute: no figure yet")
-        while t < 300 {
-            fit.add(seconds: t, delay: 0.120 + 100e-6 * t + 0.0025 * Double(random.uniform()))
-            t += 0.25
-        }
+        Self.addRamp(&fit, &t, until: 300, slope: 100e-6, jitter: 0.0025, &random)
         XCTAssertEqual(fit.slope! * 1e6, 100, accuracy: 5, "+100 ppm through ±2.5 ms jitter")
         let base = 0.120 + 100e-6 * t
         let turn = t
@@ -53,6 +56,33 @@ final class DelayTrackingTests: XCTestCase {
             t += 0.25
         }
         XCTAssertEqual(fit.slope! * 1e6, -50, accuracy: 10, "a changed drift shows within 15 minutes (5 time constants)")
+    }
+
+    /// What the drift correction of the delay estimate (`DelayEstimator.delaySamples`) builds on: the tracker
+    /// knows when the middle of the estimates its median spans was made (under a ramp the median is that
+    /// moment's delay), forgets the old run at a jump, and the fit gives an early slope after 5 s / 20 points.
+    func testTrackerMiddleTimeAndEarlySlope() {
+        let rate = 16000, ms = 16.0
+        let tracker = DelayTracker(sampleRate: rate)
+        XCTAssertNil(tracker.middleSeconds)
+        // 200 ppm: 0.2 ms per second, an estimate every 0.25 s.
+        for i in 0..<40 { tracker.add((120 + 0.05 * Double(i)) * ms, seconds: 0.25 * Double(i)) }
+        // The median spans the newest 33 (i = 7...39): their middle is i = 23, made at 5.75 s.
+        XCTAssertEqual(tracker.middleSeconds!, 5.75, accuracy: 1e-9)
+        XCTAssertEqual(tracker.median! / ms, 120 + 0.05 * 23, accuracy: 1e-6, "the median is the middle one's delay")
+        var jumped = false
+        for i in 0..<4 { jumped = tracker.add(160 * ms, seconds: 10 + 0.25 * Double(i)) || jumped }
+        XCTAssertTrue(jumped, "four agreeing estimates 40 ms away complete a jump")
+        XCTAssertEqual(tracker.middleSeconds!, 10.25, accuracy: 1e-9, "after a jump only the new run counts")
+
+        var fit = DriftFit()
+        var random = SeededRandom(seed: 3)
+        var t = 0.0
+        Self.addRamp(&fit, &t, until: 4.9, slope: 200e-6, jitter: 0.0001, &random)
+        XCTAssertNil(fit.earlySlope, "under 5 s: no early slope")
+        Self.addRamp(&fit, &t, until: 8, slope: 200e-6, jitter: 0.0001, &random)
+        XCTAssertEqual(fit.earlySlope! * 1e6, 200, accuracy: 30, "200 ppm from 8 s of points with ±0.1 ms jitter")
+        XCTAssertNil(fit.slope, "the alignment's slope still waits for a minute")
     }
 
     /// The reference shift moves only when the estimate leaves the hysteresis band, and keeps the margin.

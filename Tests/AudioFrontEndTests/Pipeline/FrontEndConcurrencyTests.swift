@@ -51,6 +51,7 @@ final class FrontEndConcurrencyTests: XCTestCase {
         DispatchQueue.global().async(group: group) {
             for i in 0..<2000 {
                 frontEnd.setPlaying(i % 2 == 0)
+                _ = frontEnd.delayEstimateMilliseconds // any thread, while the mic thread processes (TSan checks it)
                 usleep(100)
             }
             frontEnd.setPlaying(true)

@@ -9,8 +9,9 @@ final class FrontEndDriftTests: XCTestCase {
     /// -60 dBFS noise, the vector itself looped: the far end is silent for 0.77 s at its end, longer than delay +
     /// IR, so the loop is seamless), then resampled by 1.0001: the mic clock runs 100 ppm fast against the
     /// reference's, so mic position n hears the reference at n / 1.0001 − 120 ms and the delay grows by 0.1 ms/s.
-    /// `slowMic` resamples by 1 / 1.0001 instead (−100 ppm: the delay shrinks by 0.1 ms/s).
-    static func driftingEcho(seconds: Int, slowMic: Bool = false) throws -> (mic: [Int16], reference: [Int16]) {
+    /// `slowMic` resamples by 1 / 1.0001 instead (−100 ppm: the delay shrinks by 0.1 ms/s). `hundreds` scales the
+    /// drift (2: ±200 ppm, 10000 → 10002 Hz).
+    static func driftingEcho(seconds: Int, slowMic: Bool = false, hundreds: Int = 1) throws -> (mic: [Int16], reference: [Int16]) {
         let echo = try TestVectors.float("echo_d120ms_16k.wav").samples
         let far = try TestVectors.int16("farend_16k.wav").samples
         let count = seconds * 16000
@@ -18,7 +19,8 @@ final class FrontEndDriftTests: XCTestCase {
         let loopedEcho = Array([[Float]](repeating: echo, count: loops).joined().prefix(count))
         let reference = Array([[Int16]](repeating: far, count: loops).joined().prefix(count))
         // 10000 → 10001 Hz is exactly the 1.0001 ratio (libsamplerate, sinc).
-        let converter = try SampleRateConverter(inputRate: slowMic ? 10001 : 10000, outputRate: slowMic ? 10000 : 10001)
+        let fast = 10000 + hundreds
+        let converter = try SampleRateConverter(inputRate: slowMic ? fast : 10000, outputRate: slowMic ? 10000 : fast)
         let mic = SampleConversion.int16(from: converter.resample(loopedEcho))
         return (mic, reference)
     }

@@ -90,6 +90,21 @@ enum FrontEndHarness {
 }
 
 extension FrontEndHarness {
+    /// Pushes `range` of `mic` and `reference` (same rate) in `chunk`-sample pieces, reference first, waiting for
+    /// room when the mic ring is full.
+    static func push(_ frontEnd: FrontEnd, mic: [Int16], reference: [Int16], _ range: Range<Int>, chunk: Int) {
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: chunk) {
+            let r = start..<(start + chunk)
+            _ = reference[r].withUnsafeBufferPointer { frontEnd.pushReference(samples: $0) }
+            var taken = r.lowerBound
+            while taken < r.upperBound {
+                let pushed = mic[taken..<r.upperBound].withUnsafeBufferPointer { frontEnd.pushMic(samples: $0) }
+                taken += pushed.accepted
+                if pushed.accepted == 0 { usleep(1000) }
+            }
+        }
+    }
+
     /// ERLE per run of echo: from sample `start` on, the 10 ms frames (16 kHz) where the echo is present (mic
     /// above -40 dBFS, 20 dB over the vectors' -60 dBFS noise floor) are taken in runs of `frames`; each run's mic
     /// power over output power is one figure, with the sample where the run ends. Frames without echo have no

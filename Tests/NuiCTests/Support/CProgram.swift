@@ -72,7 +72,7 @@ enum CProgram {
         let result = try run("/usr/bin/env", compiler + ["-Wall", "-Wextra", "-Werror", "-pedantic", "-I", include.path]
                              + files.map { sources.appendingPathComponent($0).path }
                              + ["-L", buildDirectory.path, "-lnui", "-Wl,-rpath," + buildDirectory.path,
-                                "-lpthread", "-o", executable], timeout: 120)
+                                "-lpthread", "-lm", "-o", executable], timeout: 120)
         guard result.status == 0 else {
             XCTFail("\(compiler[0]) failed (\(result.status)):\n\(result.output)")
             throw CocoaError(.executableLoad)

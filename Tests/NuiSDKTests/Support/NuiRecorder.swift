@@ -34,6 +34,13 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
     var onAudioState: ((NuiAudioState) -> Void)?
     var onLog: ((NuiSdkLogLevel, String) -> Void)?
     var onPull: (() -> Void)?
+    /// Called inside `onNuiAssistEventCallback` (EVENT_AEC_DATA) and `onNuiRmsChanged`.
+    var onAssist: (() -> Void)?
+    var onRms: (() -> Void)?
+    /// Every callback but AEC data, RMS and logs, in the order they came: "STATE_OPEN", "EVENT_… dialog".
+    private(set) var timelineEntries: [String] = []
+    /// The threads callbacks ran on, pull mode's audio thread excepted.
+    private(set) var callbackThreads: Set<ObjectIdentifier> = []
 
     init(_ nui: NeoNui? = nil) { self.nui = nui }
 
@@ -44,6 +51,8 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
                           code: code, response: response, onMainThread: Thread.isMainThread)
         onEvent?(event)
         condition.withLock {
+            noteThread()
+            timelineEntries.append("\(nuiEvent) \(dialog)")
             recordedEvents.append(event)
             condition.broadcast()
         }
@@ -66,18 +75,31 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
     func onNuiAudioStateChanged(_ state: NuiAudioState) {
         onAudioState?(state)
         condition.withLock {
+            noteThread()
+            timelineEntries.append("\(state)")
             audioStates.append(state)
             condition.broadcast()
         }
     }
 
-    func onNuiRmsChanged(_ rms: Float) { condition.withLock { rmsValues.append(rms) } }
+    func onNuiRmsChanged(_ rms: Float) {
+        onRms?()
+        condition.withLock {
+            noteThread()
+            rmsValues.append(rms)
+        }
+    }
+
+    /// Under `condition`.
+    private func noteThread() { callbackThreads.insert(ObjectIdentifier(Thread.current)) }
 
     func onNuiAssistEventCallback(_ nuiEvent: NuiCallbackEvent, info: UnsafeMutablePointer<CChar>?, infoLen info_len: Int32,
                                   buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
         guard nuiEvent == EVENT_AEC_DATA, let buffer else { return }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: Int(len))
+        onAssist?()
         condition.withLock {
+            noteThread()
             aecBytes.append(contentsOf: bytes)
             aecCallbacks += 1
         }
@@ -87,12 +109,15 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
         let line = log.map { String(cString: $0) } ?? ""
         onLog?(level, line)
         condition.withLock {
+            noteThread()
             logLines.append((level, line))
             condition.broadcast()
         }
     }
 
     var events: [Event] { condition.withLock { recordedEvents } }
+    var timeline: [String] { condition.withLock { timelineEntries } }
+    var threads: Set<ObjectIdentifier> { condition.withLock { callbackThreads } }
     var states: [NuiAudioState] { condition.withLock { audioStates } }
     var logs: [(NuiSdkLogLevel, String)] { condition.withLock { logLines } }
     var aecSamples: [Int16] {

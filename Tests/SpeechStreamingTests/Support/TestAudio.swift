@@ -26,32 +26,15 @@ enum TestAudio {
         samples(rate: rate, bursts: bursts, seconds: seconds).withUnsafeBytes { Array($0) }
     }
 
-    /// The samples encoded as Ogg Opus by the package's own encoder and OggOpusWriter (20 ms packets, one
-    /// page per packet, as the pipeline streams them), one element per page.
-    static func oggPages(_ samples: [Int16], rate: Int = 16000) throws -> [[UInt8]] {
+    /// The samples encoded by the package's own Opus encoder (20 ms packets, as the pipeline streams them), one
+    /// element per packet: what an Opus session's `send(audio:)` takes (the session muxes the Ogg stream).
+    static func opusPackets(_ samples: [Int16], rate: Int = 16000) throws -> [[UInt8]] {
         var configuration = Opus.Encoder.Configuration()
         configuration.sampleRate = rate
         let encoder = try Opus.Encoder(configuration: configuration)
-        var pages: [[UInt8]] = []
-        let writer = try OggOpusWriter(encoder: encoder) { pages.append(Array($0)) }
-        try encoder.encodeAll(samples) { packet, isLast in
-            if isLast { writer.finish(lastPacket: packet, inputSampleCount: samples.count) } else { writer.write(packet: packet) }
-        }
-        return pages
-    }
-
-    /// Splits an Ogg stream into its pages.
-    static func splitPages(_ bytes: [UInt8]) -> [[UInt8]] {
-        var pages: [[UInt8]] = []
-        var offset = 0
-        while offset + 27 <= bytes.count {
-            let segments = Int(bytes[offset + 26])
-            var length = 27 + segments
-            for i in 0..<segments { length += Int(bytes[offset + 27 + i]) }
-            pages.append(Array(bytes[offset..<min(offset + length, bytes.count)]))
-            offset += length
-        }
-        return pages
+        var packets: [[UInt8]] = []
+        try encoder.encodeAll(samples) { packet, _ in packets.append(Array(packet)) }
+        return packets
     }
 
     /// Streams `bytes` in `chunk`-byte pieces (or `pieces` as given), retrying while the queue is full.

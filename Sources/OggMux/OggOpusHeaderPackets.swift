@@ -1,12 +1,12 @@
 /// The two header packets of an Ogg Opus stream (RFC 7845 §5): identification (OpusHead) and comments (OpusTags).
 ///
-/// Built once when a writer is created; not real-time safe (they allocate).
-enum OggOpusHeaders {
+/// Built once when a stream is created (``OggOpusPacker``); not real-time safe (they allocate).
+package enum OggOpusHeaderPackets {
     /// The 19-byte identification header for channel mapping family 0 (mono or stereo).
     ///
     /// Layout (little-endian): "OpusHead", version 1, channel count, pre-skip (u16, 48 kHz samples),
     /// input sample rate (u32, informational), output gain (s16, Q7.8 dB), mapping family 0.
-    static func identification(channelCount: Int, preSkip: Int, inputSampleRate: Int, outputGain: Int16 = 0) -> [UInt8] {
+    package static func identification(channelCount: Int, preSkip: Int, inputSampleRate: Int, outputGain: Int16 = 0) -> [UInt8] {
         var bytes = Array("OpusHead".utf8)
         bytes.append(1)
         bytes.append(UInt8(channelCount))
@@ -19,7 +19,7 @@ enum OggOpusHeaders {
 
     /// The comment header: "OpusTags", the vendor string and the user comments ("NAME=value"), each
     /// preceded by its byte length (u32, little-endian), the comments by their count.
-    static func comments(vendor: String, comments: [String]) -> [UInt8] {
+    package static func comments(vendor: String, comments: [String]) -> [UInt8] {
         var bytes = Array("OpusTags".utf8)
         let vendorBytes = Array(vendor.utf8)
         appendLittleEndian(UInt32(vendorBytes.count), to: &bytes)
@@ -31,16 +31,6 @@ enum OggOpusHeaders {
             bytes += commentBytes
         }
         return bytes
-    }
-
-    /// Throws ``AudioFrontEndError/Code/invalidConfiguration`` unless `comment` is "NAME=value" with a
-    /// name of printable ASCII other than '=' (RFC 7845 §5.2, after Vorbis comments).
-    static func validate(comment: String) throws {
-        guard let equals = comment.firstIndex(of: "="), equals != comment.startIndex,
-              comment[..<equals].utf8.allSatisfy({ (0x20...0x7D).contains($0) }) else {
-            throw AudioFrontEndError(.invalidConfiguration,
-                                     "an OpusTags comment must look like NAME=value with an ASCII name, not \"\(comment)\"")
-        }
     }
 
     private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

@@ -1,0 +1,94 @@
+/// The barge-in decision (``FrontEndConfiguration/BargeIn``): per processed frame, whether the user has now
+/// talked over the playback long enough. Fed by ``ProcessingChain`` with what the chain knows of the frame.
+///
+/// Real-time safe (a value type of a few integers); processing thread.
+struct BargeInDetector {
+    let settings: FrontEndConfiguration.BargeIn
+    private let minimumFrames: Int
+    private let gapFrames: Int
+    private let rearmFrames: Int
+    /// Counted frames in the current run, the frames missed in it, and its first frame.
+    private var runFrames = 0
+    private var missedFrames = 0
+    private(set) var runStartFrame = 0
+    /// Frames since the last counted one (for re-arming after a decision).
+    private var quietFrames = Int.max / 2
+    private var armed = true
+    /// Decisions so far.
+    private(set) var count = 0
+    /// The reference's power envelope (dB: instant attack, the room's decay) and the running gain from it to the
+    /// mic over echo-only frames: the echo the mic would hold without a talker.
+    private var referenceEnvelope: Float = -160
+    private var echoPathGain: Float = 0
+    private var gainFrames = 0
+    /// The mic's excess over the predicted echo, summed over the run's counted frames (each at most 20 dB), dB.
+    private var runExcess: Float = 0
+
+    /// The envelope's decay per frame, dB (60 dB in ``FrontEndConfiguration/BargeIn/reverberationMilliseconds``).
+    private let decayPerFrame: Float
+    /// Echo-only frames the path gain needs before the mic-excess test applies.
+    static let gainWarmUpFrames = 50
+
+    init(_ settings: FrontEndConfiguration.BargeIn) {
+        self.settings = settings
+        minimumFrames = max(1, settings.minimumSpeechMilliseconds / 10)
+        gapFrames = settings.maximumGapMilliseconds / 10
+        rearmFrames = settings.rearmMilliseconds / 10
+        decayPerFrame = 600 / Float(settings.reverberationMilliseconds)
+    }
+
+    /// Takes frame `frame` (its index on the gate's timeline) and returns true when it completes a barge-in.
+    /// - Parameters:
+    ///   - playing: the far end plays (the echo gate's ``EchoSpeechGate/isPlaybackActive``).
+    ///   - speech: the voice detector found speech in the processed frame and the echo gate allowed it.
+    ///   - aboveResidualDecibels: how far the output stands above the gate's running residual-echo level.
+    ///   - belowReductionDecibels: how far the frame's echo reduction (predicted echo minus output) falls below
+    ///     the gate's running echo reduction.
+    ///   - level: the output's level, dBFS.
+    ///   - mic, reference: the levels of the mic and the aligned reference at the frame, dBFS.
+    mutating func process(frame: Int, playing: Bool, speech: Bool, aboveResidualDecibels: Float,
+                          belowReductionDecibels: Float, level: Float, mic: Float, reference: Float) -> Bool {
+        referenceEnvelope = max(reference, referenceEnvelope - decayPerFrame)
+        let excess = mic - (referenceEnvelope + echoPathGain)
+        let counted = playing && speech && aboveResidualDecibels >= settings.nearToResidualDecibels
+            && belowReductionDecibels >= settings.echoMarginDecibels && level >= settings.minimumLevelDecibels
+        if playing, !speech, mic > -60, referenceEnvelope > -60 {
+            // Echo alone: learn the path's gain (fast at first, then slow).
+            gainFrames += 1
+            echoPathGain += max(0.01, 1 / Float(gainFrames)) * (mic - referenceEnvelope - echoPathGain)
+        }
+        if counted {
+            quietFrames = 0
+        } else {
+            quietFrames += 1
+            if !armed && quietFrames >= rearmFrames { armed = true }
+        }
+        guard playing, armed else {
+            runFrames = 0
+            missedFrames = 0
+            return false
+        }
+        if counted {
+            if runFrames == 0 {
+                runStartFrame = frame
+                runExcess = 0
+            }
+            runFrames += 1
+            runExcess += min(excess, 20)
+        } else if runFrames > 0 {
+            missedFrames += 1
+            if missedFrames > gapFrames {
+                runFrames = 0
+                missedFrames = 0
+            }
+        }
+        // Long enough, and (once the path gain is known) the mic on average above the echo it would hold alone.
+        guard runFrames >= minimumFrames,
+              gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames) else { return false }
+        runFrames = 0
+        missedFrames = 0
+        armed = false
+        count += 1
+        return true
+    }
+}

@@ -1,0 +1,26 @@
+import AudioFrontEnd
+
+/// `--barge-in off|KEY=VALUE,...` of `afe process`: the barge-in decision's settings for tuning on the scenario
+/// matrix (``FrontEndConfiguration/BargeIn``); keys not given keep the library's defaults.
+enum BargeInOption {
+    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms"
+
+    static func parse(_ text: String, into configuration: inout FrontEndConfiguration) throws {
+        guard text != "off" else { configuration.bargeIn = nil; return }
+        var settings = configuration.bargeIn ?? FrontEndConfiguration.BargeIn()
+        for (key, number, whole) in try KeyValueOption.pairs(text, option: "--barge-in (or off)", keys: keys) {
+            switch key {
+            case "min-ms": settings.minimumSpeechMilliseconds = whole
+            case "gap-ms": settings.maximumGapMilliseconds = whole
+            case "residual-db": settings.nearToResidualDecibels = number
+            case "echo-margin-db": settings.echoMarginDecibels = number
+            case "min-level-db": settings.minimumLevelDecibels = number
+            case "mic-excess-db": settings.micExcessDecibels = number
+            case "reverb-ms": settings.reverberationMilliseconds = whole
+            case "rearm-ms": settings.rearmMilliseconds = whole
+            default: throw ArgumentReader.Failure(message: "--barge-in: unknown key '\(key)' (keys: \(keys))")
+            }
+        }
+        configuration.bargeIn = settings
+    }
+}
