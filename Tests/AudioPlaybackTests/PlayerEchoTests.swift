@@ -44,7 +44,10 @@ final class PlayerEchoTests: XCTestCase {
             if mic.count % (rate / 2) == 0 { usleep(2000) }
         }
         _ = try frontEnd.finish()
-        XCTAssertEqual(log.all.map(\.name), ["inputEnded", "inputEnded", "started", "drained", "started", "drained"])
+        // The loop renders until the drained event is delivered (on the worker thread): when delivery lags by more
+        // than the re-arm time of rendered audio (a loaded machine), the mic re-arm follows it, as documented.
+        XCTAssertEqual(log.all.filter { !$0.isRearmed }.map(\.name),
+                       ["inputEnded", "inputEnded", "started", "drained", "started", "drained"])
         for case .inputEnded(let utterance, let samples) in log.all {
             XCTAssertTrue(log.all.contains(.drained(utterance: utterance, position: PlayedPosition(samples: samples, sampleRate: rate))),
                           "\(log.all)")
