@@ -45,7 +45,7 @@ def far_end(spec, rate, n):
         texts = [order[i] for _, i in placed]
         x = x * synth.amp(spec["far_level_dbfs"] - synth.active_level_dbfs(x, rate))
     if spec["far"] in ("music", "speech+music"):
-        m = synth.music(n, rate, rng)
+        m = synth.band_unit(synth.music(n, rate, rng), rate)
         level = spec["far_level_dbfs"] - (12.0 if spec["far"] == "speech+music" else 0.0)
         x = x + m * synth.amp(level)
     return x, texts
@@ -139,7 +139,7 @@ def noise(spec, rate, n, level_dbfs):
         x = synth.babble(n, rate, rng, talkers)
     else:
         x = synth.NOISES[kind](n, rate, rng)
-    x = x * synth.amp(level_dbfs)
+    x = synth.band_unit(x, rate) * synth.amp(level_dbfs)
     if spec["channels"] == 1:
         return x[:, None]
     return np.stack([x, np.concatenate([np.zeros(2), x[:-2]])], axis=1)
@@ -188,7 +188,8 @@ def render(spec):
     if spec["noise"] and spec["snr_db"] is not None:
         noise_sig = noise(spec, rate, n, nominal_near - spec["snr_db"])
     fr = sub_rng(spec, "floor")
-    floor = np.stack([synth.floor_noise(n, rate, fr) for _ in range(ch)], axis=1) * synth.amp(spec["floor_dbfs"])
+    floor = np.stack([synth.band_unit(synth.floor_noise(n, rate, fr), rate) for _ in range(ch)],
+                     axis=1) * synth.amp(spec["floor_dbfs"])
     noise_all = noise_sig + floor
 
     mic = near + echo + noise_all
@@ -205,8 +206,9 @@ def render(spec):
     truth["levels_dbfs"] = {
         "near_active": round(synth.active_level_dbfs(near[:, 0], rate), 2) if spec["near"] else None,
         "echo_active": round(synth.active_level_dbfs(echo[:, 0], rate), 2) if spec["far"] else None,
-        "noise_rms": round(float(synth.db(np.mean(noise_sig[:, 0] ** 2) * scale ** 2)), 2) if spec["noise"] else None,
-        "floor_rms": round(float(synth.db(np.mean(floor[:, 0] ** 2) * scale ** 2)), 2),
+        "noise_rms": round(float(synth.db(np.mean(synth.in_band(noise_sig[:, 0], rate) ** 2) * scale ** 2)), 2)
+        if spec["noise"] else None,
+        "floor_rms": round(float(synth.db(np.mean(synth.in_band(floor[:, 0], rate) ** 2) * scale ** 2)), 2),
         "mic_peak": round(float(synth.db(np.max(np.abs(mic)) ** 2)), 2),
     }
     signals = {"mic": mic, "near": near, "echo": echo, "noise": noise_all}

@@ -11,6 +11,12 @@ import soundfile as sf
 from scipy import signal
 
 FRAME_S = 0.01
+# Every level the matrix sets or reports (dBFS, SNR, SER) is measured in the 0-8 kHz band that every mic rate
+# shares: the band the metrics score (at 16 kHz) and the front end processes. A real mic's self-noise has one
+# spectral density whatever the ADC's rate, so a 48 kHz capture of the same room carries the same noise under
+# 8 kHz as a 16 kHz one, plus more above it; levelling over each rate's full band instead put 1.4-4.8 dB less
+# noise in band at 44.1 / 48 kHz (white: 10 log10(24 / 8)) than in the same scene at 16 kHz.
+BAND_RATE = 16000
 
 
 def db(x):
@@ -19,6 +25,23 @@ def db(x):
 
 def amp(dbfs):
     return 10.0 ** (dbfs / 20.0)
+
+
+def in_band(x, rate):
+    """x (1-D) as the shared band sees it: resampled to BAND_RATE (0-8 kHz); unchanged at 16 kHz and below."""
+    return resample(x, rate, BAND_RATE) if rate > BAND_RATE else x
+
+
+def band_rate(rate):
+    return min(rate, BAND_RATE)
+
+
+def band_unit(x, rate):
+    """x (unit RMS over its full band, as the sources here return it) rescaled to unit RMS in the shared band.
+    At 16 kHz the full band is the shared band: x itself (bit for bit)."""
+    if rate <= BAND_RATE:
+        return x
+    return x / np.sqrt(np.mean(in_band(x, rate) ** 2))
 
 
 def resample(x, rate_in, rate_out):
@@ -72,8 +95,9 @@ def frame_rms(x, rate):
 
 
 def active_level_dbfs(x, rate):
-    """Mean power (dBFS) over 10 ms frames within 30 dB of the loudest frame (a simple active speech level)."""
-    p = frame_rms(x, rate) ** 2
+    """Mean power (dBFS) over 10 ms frames within 30 dB of the loudest frame (a simple active speech level), in
+    the shared 0-8 kHz band."""
+    p = frame_rms(in_band(x, rate), band_rate(rate)) ** 2
     if len(p) == 0 or np.max(p) <= 0:
         return -200.0
     keep = p > np.max(p) * 1e-3
@@ -190,9 +214,11 @@ def babble(n, rate, rng, talkers):
 
 
 def floor_noise(n, rate, rng):
-    """The mic's own floor: white self-noise plus a little pink room tone, unit RMS."""
-    x = rng.standard_normal(n) + 0.7 * pink(n, rate, rng)
-    return x / np.sqrt(np.mean(x ** 2))
+    """The mic's own floor: white self-noise plus a little pink room tone, unit RMS in the shared band. Each part
+    is levelled in that band first: white spreads its power over the full band and pink does not, so levelled
+    over 0-24 kHz the floor would be pink-dominated under 8 kHz at 48 kHz and white-dominated at 16 kHz."""
+    x = band_unit(rng.standard_normal(n), rate) + 0.7 * band_unit(pink(n, rate, rng), rate)
+    return x / np.sqrt(np.mean(in_band(x, rate) ** 2))
 
 
 NOISES = {"pink": pink, "fan": fan, "street": street, "kitchen": kitchen}
