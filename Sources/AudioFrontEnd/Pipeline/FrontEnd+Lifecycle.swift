@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Ending a stream. Control thread; not real-time safe (waits for the event consumer when its rings are full).
+/// Ending a stream. Control thread; not real-time safe (waits, woken by the event consumer, when its rings are full).
 extension FrontEnd {
     /// Ends the stream: refuses further pushes, processes what is left (the partial last frame zero-padded),
     /// delivers the output owed (exactly floor(mic samples × output rate / mic rate) samples in all, the
@@ -63,12 +57,7 @@ extension FrontEnd {
     /// Control thread.
     package func waitUntilDrained() { drain.waitUntilFinished() }
 
-    private func waitForRoom() {
-        while !eventChannel.hasRoomForFrame {
-            eventChannel.signal()
-            usleep(1000)
-        }
-    }
+    private func waitForRoom() { eventChannel.waitForRoom() }
 }
 
 extension FrontEndConfiguration {

@@ -136,11 +136,6 @@ extension FrontEnd {
     }
 
     private func appendReference(_ samples: UnsafeBufferPointer<Int16>) {
-        if referenceResync.load(ordering: .acquiring), referenceResync.exchange(false, ordering: .acquiringAndReleasing) {
-            let lagLimit = Self.referenceResyncThresholdMilliseconds * configuration.processingRate / 1000
-            let target = micPosition.load(ordering: .acquiring)
-            if target - references.writePosition > lagLimit { references.advance(to: target) }
-        }
         var offset = 0
         let step = referenceConverter.maximumFrames * referenceConverter.channelCount
         while offset < samples.count {
@@ -172,7 +167,7 @@ extension FrontEnd {
             frame.didAppend(micConverter.convert(UnsafeBufferPointer(rebasing: micScratch[0..<read]), into: frame.freeSpace))
         }
         if processedAny {
-            micPosition.store(chain.framesProcessed * chain.frameLength, ordering: .releasing)
+            references.publishConsumerPosition(chain.framesProcessed * chain.frameLength)
             chain.reportDrops(dropCounts)
             eventChannel.signal()
         }

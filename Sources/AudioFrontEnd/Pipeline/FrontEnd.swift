@@ -32,11 +32,6 @@ public final class FrontEnd: @unchecked Sendable {
     let referenceGate = PushGate()
     let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
     let playing = Atomic<Bool>(true)
-    /// Set by ``setPlaying(_:)`` on play_start; the reference push thread then brings the reference stream up
-    /// to the mic's position if it fell behind (the app pushed no reference while nothing played).
-    let referenceResync = Atomic<Bool>(false)
-    /// Mic samples (processing rate) processed so far; written by the mic side, read by the reference side.
-    let micPosition = Atomic<Int>(0)
     let micRefusedBytes = Atomic<Int>(0)
     let referenceRefusedBytes = Atomic<Int>(0)
     var micCarry = ByteCarry()
@@ -61,7 +56,8 @@ public final class FrontEnd: @unchecked Sendable {
         let frameLength = rate / 100
         micRing = SPSCRing(minimumCapacity: configuration.mic.sampleRate * configuration.mic.channelCount
                            * configuration.micBufferMilliseconds / 1000)
-        references = ReferenceHistory(minimumCapacity: rate * configuration.referenceWindowMilliseconds / 1000)
+        references = ReferenceHistory(minimumCapacity: rate * configuration.referenceWindowMilliseconds / 1000,
+                                      resyncLag: Self.referenceResyncThresholdMilliseconds * rate / 1000)
         eventChannel = EventChannel(frames: 200, outputSamplesPerFrame: OutputStages.maximumOutputPerFrame(configuration),
                                     bytesPerFrame: configuration.encoding == nil ? 0 : 2 * (Opus.maximumPacketBytes + 512),
                                     typicalBytesPerFrame: OutputStages.typicalBytesPerFrame(configuration))
@@ -136,10 +132,11 @@ public final class FrontEnd: @unchecked Sendable {
     /// lags by scheduling jitter only, and its alignment is kept). Call it before pushing the new playback's
     /// reference. Without the hint a reference that keeps arriving behind the mic (started after it) is
     /// re-anchored too, once the delay estimator has had its say and 200 ms of frames found it late
-    /// (`ReferenceHistory.lateReadsBeforeRealign`): the hint saves that fifth of a second. Any thread; real-time safe.
+    /// (`ReferenceHistory.lateReadsBeforeRealign`): the hint saves that fifth of a second. Both are one mechanism,
+    /// `ReferenceHistory`'s re-anchoring, carried out by the reference push thread. Any thread; real-time safe.
     public func setPlaying(_ isPlaying: Bool) {
         let was = playing.exchange(isPlaying, ordering: .acquiringAndReleasing)
-        if isPlaying && !was { referenceResync.store(true, ordering: .releasing) }
+        if isPlaying && !was { references.requestResync() } // carried out by the next reference push
     }
 
     /// How far the reference stream may lag the mic at play_start before it is advanced, ms.

@@ -43,8 +43,22 @@ final class ReferenceHistory: @unchecked Sendable {
     var lateTolerance = 0
     /// The end of the consumer's latest accounting read (consumer → producer).
     private let readEnd = Atomic<Int>(0)
-    /// Set by the consumer when the reference keeps arriving behind its reads; the producer then re-anchors.
-    private let realignRequested = Atomic<Bool>(false)
+    /// The consumer's own stream position (the mic samples it has processed; consumer → producer): where a
+    /// play_start brings a lagging reference (``requestResync()``).
+    private let consumerPosition = Atomic<Int>(0)
+    /// Re-anchorings asked of the producer (``Reanchor`` bits), carried out at its next append: one mechanism for
+    /// the two triggers, the consumer finding the reference late and the app's play_start hint.
+    private let reanchorRequests = Atomic<Int>(0)
+    /// How far the stream may lag ``consumerPosition`` at a play_start before it is moved there, samples.
+    let resyncLag: Int
+
+    /// What the producer is asked to do at its next append (bits of ``reanchorRequests``).
+    private enum Reanchor {
+        /// play_start: move the stream to the consumer's position when it lags by more than ``resyncLag``.
+        static let toConsumer = 1
+        /// The reads found it late (``lateReadsBeforeRealign``): move it to where the consumer reads next.
+        static let toReadEnd = 2
+    }
 
     /// How many reads in a row may find the reference behind them (by more than ``lateTolerance``), while it
     /// keeps arriving, before the stream is re-anchored (200 ms of 10 ms frames).
@@ -63,7 +77,12 @@ final class ReferenceHistory: @unchecked Sendable {
     /// and costs a fifth of a second of echo at a late start.
     static let lateReadsBeforeRealign = 20
 
-    init(minimumCapacity: Int) {
+    /// - Parameters:
+    ///   - minimumCapacity: the window, samples (rounded up to a power of two).
+    ///   - resyncLag: how far the stream may lag the consumer's position at a play_start before
+    ///     ``requestResync()`` moves it there, samples.
+    init(minimumCapacity: Int, resyncLag: Int = .max) {
+        self.resyncLag = resyncLag
         var capacity = 1
         while capacity < minimumCapacity { capacity <<= 1 }
         self.capacity = capacity
@@ -77,11 +96,22 @@ final class ReferenceHistory: @unchecked Sendable {
     /// Samples appended so far: the position of the next sample. Either thread.
     var writePosition: Int { written.load(ordering: .acquiring) }
 
-    /// Appends samples. Producer thread; real-time safe.
+    /// Publishes the consumer's stream position (the mic samples processed so far), where a play_start brings a
+    /// lagging reference. Consumer thread; real-time safe.
+    func publishConsumerPosition(_ position: Int) { consumerPosition.store(position, ordering: .releasing) }
+
+    /// The app's play_start hint: before its next samples the producer moves the stream, with silence, to the
+    /// consumer's position if it lags that by more than ``resyncLag`` (the app pushed no reference while nothing
+    /// played, so the stream lags the mic by the gap; one that kept pushing silence lags by scheduling jitter only
+    /// and keeps its alignment). The same re-anchoring the late-reads detection asks for, without its 200 ms of
+    /// evidence. Any thread; real-time safe.
+    func requestResync() { reanchorRequests.bitwiseOr(Reanchor.toConsumer, ordering: .acquiringAndReleasing) }
+
+    /// Appends samples, after the re-anchorings asked for. Producer thread; real-time safe.
     func append(_ samples: UnsafeBufferPointer<Int16>) {
         guard let source = samples.baseAddress, !samples.isEmpty else { return }
-        if realignRequested.load(ordering: .relaxed), realignRequested.exchange(false, ordering: .acquiringAndReleasing) {
-            advance(to: readEnd.load(ordering: .acquiring))
+        if reanchorRequests.load(ordering: .relaxed) != 0 {
+            reanchor(reanchorRequests.exchange(0, ordering: .acquiringAndReleasing))
         }
         var w = written.load(ordering: .relaxed)
         var offset = 0
@@ -101,6 +131,16 @@ final class ReferenceHistory: @unchecked Sendable {
             remaining -= n
         }
         written.store(w, ordering: .releasing)
+    }
+
+    /// Carries out the re-anchorings in `requests` (``Reanchor`` bits): the play_start's first, then the late
+    /// reads' (a no-op when the first already moved the stream past the reads). Producer thread; real-time safe.
+    private func reanchor(_ requests: Int) {
+        if requests & Reanchor.toConsumer != 0 {
+            let target = consumerPosition.load(ordering: .acquiring)
+            if target - written.load(ordering: .relaxed) > resyncLag { advance(to: target) }
+        }
+        if requests & Reanchor.toReadEnd != 0 { advance(to: readEnd.load(ordering: .acquiring)) }
     }
 
     /// Moves the write position forward to `position` (no-op when already there), the skipped positions
@@ -186,7 +226,7 @@ final class ReferenceHistory: @unchecked Sendable {
         lateReads += 1
         if lateReads >= Self.lateReadsBeforeRealign {
             lateReads = 0
-            realignRequested.store(true, ordering: .releasing)
+            reanchorRequests.bitwiseOr(Reanchor.toReadEnd, ordering: .releasing)
         }
     }
 
