@@ -55,6 +55,24 @@ final class DelayEstimator {
     private let imaginary: UnsafeMutableBufferPointer<Float>
     private let crossReal: UnsafeMutableBufferPointer<Float>
     private let crossImaginary: UnsafeMutableBufferPointer<Float>
+    /// The same cross-spectrum with a short memory (``challengeMemorySeconds``), for ``challenge()``.
+    private let recentReal: UnsafeMutableBufferPointer<Float>
+    private let recentImaginary: UnsafeMutableBufferPointer<Float>
+    private let recentForgetting: Float
+    private let settledRecentForgetting: Float
+    /// The short-memory spectrum's last raw estimate and how many updates in a row agreed with it away from the
+    /// current estimate.
+    private var challenger: Double?
+    private var challengeRun = 0
+    /// Memory (time constant) of the short cross-spectrum, s.
+    static let challengeMemorySeconds: Float = 1
+    /// How far (s) the short-memory estimate must stand from the current one, and how many updates in a row
+    /// (within ``challengeAgreementSeconds`` of each other), before it replaces it.
+    let challengeDistanceSeconds = 0.0015
+    let challengeAgreementSeconds = 0.0005
+    let challengeUpdates = 4
+    /// Path changes taken from the short-memory spectrum so far.
+    private(set) var challengesTaken = 0
     /// The newest `windowLength` analysis samples of mic, a ring written at `micNext`.
     private let micRing: UnsafeMutableBufferPointer<Float>
     private var micNext = 0
@@ -131,6 +149,8 @@ final class DelayEstimator {
         fftLength = n
         forgetting = expf(-Float(hopLength) / (4 * Float(analysisRate)))
         settledForgetting = expf(-Float(settledHopLength) / (4 * Float(analysisRate)))
+        recentForgetting = expf(-Float(hopLength) / (Self.challengeMemorySeconds * Float(analysisRate)))
+        settledRecentForgetting = expf(-Float(settledHopLength) / (Self.challengeMemorySeconds * Float(analysisRate)))
         gateEnergy = powf(10, gateDecibels / 10) * 32768 * 32768
         tracker = DelayTracker(sampleRate: sampleRate)
         drift = DriftFit()
@@ -139,12 +159,16 @@ final class DelayEstimator {
         imaginary = .zeroed(capacity: n)
         crossReal = .zeroed(capacity: n / 2 + 1)
         crossImaginary = .zeroed(capacity: n / 2 + 1)
+        recentReal = .zeroed(capacity: n / 2 + 1)
+        recentImaginary = .zeroed(capacity: n / 2 + 1)
         micRing = .zeroed(capacity: windowLength)
         referenceRing = .zeroed(capacity: windowLength + lagCount)
     }
 
     deinit {
-        for buffer in [real, imaginary, crossReal, crossImaginary, micRing, referenceRing] { buffer.deallocate() }
+        for buffer in [real, imaginary, crossReal, crossImaginary, recentReal, recentImaginary, micRing, referenceRing] {
+            buffer.deallocate()
+        }
     }
 
     /// Clock drift between reference and mic in parts per million (positive: the echo lags more and more, the
@@ -190,7 +214,12 @@ final class DelayEstimator {
 
     /// Forgets everything. Real-time safe.
     func reset() {
-        for buffer in [crossReal, crossImaginary, micRing, referenceRing] { _ = buffer.update(repeating: 0) }
+        for buffer in [crossReal, crossImaginary, recentReal, recentImaginary, micRing, referenceRing] {
+            _ = buffer.update(repeating: 0)
+        }
+        challenger = nil
+        challengeRun = 0
+        challengesTaken = 0
         referenceNext = 0
         micNext = 0
         sinceUpdate = 0
@@ -218,9 +247,12 @@ final class DelayEstimator {
         guard active else { return }
         accumulateCrossSpectrum()
         trackSpectrumAge()
-        let c = correlation()
+        let c = correlation(crossReal, crossImaginary)
         pickPeak(c)
-        if tracker.median != nil { updatesSinceEstimate += 1 }
+        if tracker.median != nil {
+            updatesSinceEstimate += 1
+            challenge()
+        }
     }
 
     /// Ages the cross-spectrum's contents by the time since the last update and adds the newest window (its
@@ -261,7 +293,9 @@ final class DelayEstimator {
         (im + referenceTail).update(from: referenceRing.baseAddress!, count: referenceNext)
         (im + ringLength).update(repeating: 0, count: n - ringLength)
         fft.forward(real: re, imaginary: im)
-        let lambda = updatesSinceEstimate >= settledUpdates ? settledForgetting : forgetting
+        let settled = updatesSinceEstimate >= settledUpdates
+        let lambda = settled ? settledForgetting : forgetting
+        let recentLambda = settled ? settledRecentForgetting : recentForgetting
         // Under a believed drift the accumulated spectrum is moved by the delay's change since the last update
         // (bin k times e^(−2πik·shift/N), a phasor stepped bin by bin), so it stays coherent.
         let shift = spectrumShift
@@ -274,8 +308,13 @@ final class DelayEstimator {
             let refR = (zi + yi) * 0.5, refI = (yr - zr) * 0.5
             let cr = crossReal[k], ci = crossImaginary[k]
             let rr = Float(pr) * lambda, ri = Float(pi) * lambda
-            crossReal[k] = cr * rr - ci * ri + micR * refR + micI * refI
-            crossImaginary[k] = cr * ri + ci * rr + micI * refR - micR * refI
+            let productR = micR * refR + micI * refI, productI = micI * refR - micR * refI
+            crossReal[k] = cr * rr - ci * ri + productR
+            crossImaginary[k] = cr * ri + ci * rr + productI
+            let sr = recentReal[k], si = recentImaginary[k]
+            let qr = Float(pr) * recentLambda, qi = Float(pi) * recentLambda
+            recentReal[k] = sr * qr - si * qi + productR
+            recentImaginary[k] = sr * qi + si * qr + productI
             (pr, pi) = (pr * stepR - pi * stepI, pr * stepI + pi * stepR)
         }
     }
@@ -287,7 +326,8 @@ final class DelayEstimator {
     /// G[k] the whitened cross-spectrum (G[N−k] = conj G[k]), the even and odd lags form x[m] = c[2m] + i·c[2m+1],
     /// whose N/2-point spectrum is X[k] = E[k] + i·O[k], E[k] = ½(G[k] + conj G[N/2−k]) and
     /// O[k] = ½·e^(2πik/N)·(G[k] − conj G[N/2−k]); x = IDFT(X) = conj(FFT(conj X)).
-    private func correlation() -> UnsafeMutablePointer<Float> {
+    private func correlation(_ crossReal: UnsafeMutableBufferPointer<Float>,
+                             _ crossImaginary: UnsafeMutableBufferPointer<Float>) -> UnsafeMutablePointer<Float> {
         let n = fftLength, half = n / 2
         let re = real.baseAddress!, im = imaginary.baseAddress!
         var largest: Float = 0
@@ -324,6 +364,73 @@ final class DelayEstimator {
         return re
     }
 
+    /// The lag (input samples) of the peak at `best`, refined by parabolic interpolation.
+    private func refined(_ c: UnsafeMutablePointer<Float>, at best: Int) -> Double {
+        var offset: Double = 0
+        if best > 0, best < lagCount - 1 {
+            let a = Double(c[best - 1]), b = Double(c[best]), d = Double(c[best + 1])
+            let denominator = a - 2 * b + d
+            if denominator < 0 { offset = max(-0.5, min(0.5, 0.5 * (a - d) / denominator)) }
+        }
+        return (Double(best) + offset) * Double(decimation)
+    }
+
+    /// The direct path in `c`: the highest peak, or the earliest local peak within 30 ms before it at least
+    /// ``reflectionRatio`` as high; nil when the highest does not stand ``confidenceThreshold`` times above the mean.
+    private func directPath(_ c: UnsafeMutablePointer<Float>) -> Int? {
+        var highest = 0
+        var sum: Float = 0
+        for l in 0..<lagCount {
+            sum += abs(c[l])
+            if c[l] > c[highest] { highest = l }
+        }
+        let mean = sum / Float(lagCount)
+        guard mean > 0, c[highest] / mean >= confidenceThreshold else { return nil }
+        let back = 30 * sampleRate / decimation / 1000
+        for l in stride(from: max(1, highest - back), to: highest, by: 1)
+        where c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] { return l }
+        return highest
+    }
+
+    /// The echo path changed (device moved, door opened) when the short-memory spectrum's direct path stands
+    /// ``challengeDistanceSeconds`` from the estimate for ``challengeUpdates`` updates in a row, agreeing among
+    /// themselves: the long spectrum, which still holds seconds of the old path, is replaced by the short one and
+    /// the tracker restarts at the new delay. Why: the long spectrum (4 s memory) and the tracker's median (33
+    /// estimates) kept the old delay about 8 s after a path change (the scenario matrix's `path_moved`).
+    private func challenge() {
+        guard let current = delaySamples else { return }
+        let c = correlation(recentReal, recentImaginary)
+        guard let peak = directPath(c) else {
+            challengeRun = 0
+            return
+        }
+        let raw = refined(c, at: peak)
+        let rate = Double(sampleRate)
+        let agrees = challenger.map { abs($0 - raw) <= challengeAgreementSeconds * rate } ?? false
+        challenger = raw
+        // The old path must have faded from the short spectrum: a peak that merely stands beside a current one
+        // still there (a reflection, or noise before the direct path in 1 s of evidence) is no path change.
+        let at = Int((current / Double(decimation)).rounded())
+        var old: Float = 0
+        for l in max(0, at - 2)...min(lagCount - 1, at + 2) { old = max(old, c[l]) }
+        guard abs(raw - current) > challengeDistanceSeconds * rate, old < reflectionRatio * c[peak] else {
+            challengeRun = 0
+            return
+        }
+        challengeRun = agrees ? challengeRun + 1 : 1
+        guard challengeRun >= challengeUpdates else { return }
+        challengeRun = 0
+        challengesTaken += 1
+        _ = crossReal.update(fromContentsOf: recentReal)
+        _ = crossImaginary.update(fromContentsOf: recentImaginary)
+        // The drift line's points move with the path (a step would tilt it; the slope stays).
+        if let median = tracker.median { drift.shift(by: (raw - median) / rate) }
+        tracker.reset()
+        let seconds = Double(samplesProcessed) / rate - spectrumAgeSeconds
+        for _ in 0..<tracker.jumpConfirmations { tracker.add(raw, seconds: seconds) }
+        latestSamples = raw
+    }
+
     private func pickPeak(_ c: UnsafeMutablePointer<Float>) {
         var best = 0
         var sum: Float = 0
@@ -351,13 +458,7 @@ final class DelayEstimator {
                nearest.map({ abs(Double(l) - current) < abs(Double($0) - current) }) ?? true { nearest = l }
         }
         if let nearest { best = nearest }
-        var offset: Double = 0
-        if best > 0, best < lagCount - 1 {
-            let a = Double(c[best - 1]), b = Double(c[best]), d = Double(c[best + 1])
-            let denominator = a - 2 * b + d
-            if denominator < 0 { offset = max(-0.5, min(0.5, 0.5 * (a - d) / denominator)) }
-        }
-        let raw = (Double(best) + offset) * Double(decimation)
+        let raw = refined(c, at: best)
         latestSamples = raw
         let agreement = 0.002 * Double(sampleRate)
         // When the delay found was the delay: the accumulated spectrum's contents are this old (without a drift

@@ -38,6 +38,12 @@ struct DriftFit {
         points += 1
     }
 
+    /// Moves every point so far by `delay` (s): a step of the echo path, which leaves the slope as it was.
+    mutating func shift(by delay: Double) {
+        sumD += weight * delay
+        sumTD += sumT * delay
+    }
+
     /// Seconds of delay change per second (dimensionless), or nil without enough points.
     var slope: Double? {
         guard points >= minimumPoints, lastTime >= minimumSpanSeconds else { return nil }
