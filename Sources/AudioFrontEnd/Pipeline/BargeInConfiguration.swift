@@ -10,7 +10,9 @@ extension FrontEndConfiguration {
     /// ``nearToResidualDecibels`` above the running residual-echo level. A barge-in is decided once such frames
     /// add up to ``minimumSpeechMilliseconds`` with no gap longer than ``maximumGapMilliseconds`` and, over them,
     /// the mic stands on average ``micExcessDecibels`` above the echo the reference predicts (a canceller's leak
-    /// adds nothing to the mic, a talker does) — sooner than the segmenter's playback onset
+    /// adds nothing to the mic, a talker does), or once the sequential test beside that run has enough evidence
+    /// (``evidenceDecibels``: early for a talker well above the echo, later for a weak one, across gaps) — sooner
+    /// than the segmenter's playback onset
     /// (``EchoGate/playbackOnsetMilliseconds``, 400 ms), which still decides the speech segment itself.
     /// Measured on the scenario matrix (`Scripts/scenarios/README.md`): the targets (median 250 ms, 0 false
     /// in 30 min) are not met yet.
@@ -66,7 +68,9 @@ extension FrontEndConfiguration {
         /// the growing speex tail and the drift fix, 150 ms had been best: 370 ms / 9 / 3 against 460 / 12 / 4.)
         /// The sequential test (`evidenceDecibels` 40, offset 3 dB, miss 4 dB, at least 80 ms, 1.5 s warm-up) was
         /// chosen on the tuning half too (main c67180a): median 460 -> 230 ms, missed 11 -> 5 of 47, still 0 false
-        /// per 30 min; a 20 dB·frames threshold gave 190 ms, 1-2 missed and 9-11 false, 30: 200 ms, 4 and 4.
+        /// per 30 min; 20 dB·frames gave 190 ms, 2 missed, 9 false; 30: 200 ms, 4, 4; 60: 290 ms, 6, 0. The test
+        /// half, once: 510 ms, 10 missed, 10 false per 30 min (before: 1030 ms, 12, 5): `evidenceDecibels = 0`
+        /// keeps the run alone.
         public init(minimumSpeechMilliseconds: Int = 200, maximumGapMilliseconds: Int = 40,
                     nearToResidualDecibels: Float = 8, echoMarginDecibels: Float = 10, minimumLevelDecibels: Float = -90,
                     micExcessDecibels: Float = 4, reverberationMilliseconds: Int = 1000, rearmMilliseconds: Int = 500,
