@@ -3,7 +3,7 @@ import AudioFrontEnd
 /// `--barge-in off|KEY=VALUE,...` of `afe process`: the barge-in decision's settings for tuning on the scenario
 /// matrix (``FrontEndConfiguration/BargeIn``); keys not given keep the library's defaults.
 enum BargeInOption {
-    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms"
+    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms"
 
     static func parse(_ text: String, into configuration: inout FrontEndConfiguration) throws {
         guard text != "off" else { configuration.bargeIn = nil; return }
@@ -18,6 +18,11 @@ enum BargeInOption {
             case "mic-excess-db": settings.micExcessDecibels = number
             case "reverb-ms": settings.reverberationMilliseconds = whole
             case "rearm-ms": settings.rearmMilliseconds = whole
+            case "evidence-db": settings.evidenceDecibels = number
+            case "evidence-offset-db": settings.evidenceOffsetDecibels = number
+            case "evidence-miss-db": settings.evidenceMissDecibels = number
+            case "evidence-min-ms": settings.evidenceMinimumMilliseconds = whole
+            case "evidence-warm-ms": settings.evidenceWarmUpMilliseconds = whole
             default: throw ArgumentReader.Failure(message: "--barge-in: unknown key '\(key)' (keys: \(keys))")
             }
         }

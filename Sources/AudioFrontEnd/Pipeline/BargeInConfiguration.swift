@@ -10,7 +10,9 @@ extension FrontEndConfiguration {
     /// ``nearToResidualDecibels`` above the running residual-echo level. A barge-in is decided once such frames
     /// add up to ``minimumSpeechMilliseconds`` with no gap longer than ``maximumGapMilliseconds`` and, over them,
     /// the mic stands on average ``micExcessDecibels`` above the echo the reference predicts (a canceller's leak
-    /// adds nothing to the mic, a talker does) — sooner than the segmenter's playback onset
+    /// adds nothing to the mic, a talker does), or once the sequential test beside that run has enough evidence
+    /// (``evidenceDecibels``: early for a talker well above the echo, later for a weak one, across gaps) — sooner
+    /// than the segmenter's playback onset
     /// (``EchoGate/playbackOnsetMilliseconds``, 400 ms), which still decides the speech segment itself.
     /// Measured on the scenario matrix (`Scripts/scenarios/README.md`): the targets (median 250 ms, 0 false
     /// in 30 min) are not met yet.
@@ -37,6 +39,21 @@ extension FrontEndConfiguration {
         /// After a decision, the next needs this much time without counted speech first (in a device the
         /// playback stopped meanwhile), ms (0...10000, multiple of 10).
         public var rearmMilliseconds: Int
+        /// A sequential test beside the run (early when the evidence is strong, later when weak, across gaps):
+        /// each counted frame adds its mic excess over the predicted echo (at most 20 dB) less
+        /// ``evidenceOffsetDecibels``, every other frame of playback takes ``evidenceMissDecibels`` away, the sum
+        /// never below 0; a barge-in is decided once the sum reaches ``evidenceDecibels`` over at least
+        /// ``evidenceMinimumMilliseconds`` of counted speech, once the path gain has learned from
+        /// ``evidenceWarmUpMilliseconds`` of echo-only frames. 0 turns the test off, dB·frames (0...2000).
+        public var evidenceDecibels: Float
+        /// What a counted frame's mic excess must pass to add to the evidence, dB (-30...30).
+        public var evidenceOffsetDecibels: Float
+        /// What a frame of playback without counted speech takes from the evidence, dB (0...60).
+        public var evidenceMissDecibels: Float
+        /// Counted speech the sequential test needs at least, ms (10...2000, multiple of 10).
+        public var evidenceMinimumMilliseconds: Int
+        /// Echo-only frames the path gain needs before the sequential test applies, ms (0...60000, multiple of 10).
+        public var evidenceWarmUpMilliseconds: Int
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
@@ -49,9 +66,16 @@ extension FrontEndConfiguration {
         /// missed, 0 false per 30 min; 100 ms 370 ms / 6 / 1; 150 ms 370 ms / 9 / 1. A false barge-in cuts the
         /// answer off, a late one only lets it run on: 40 ms, the only setting with none. (On main 05e380c, before
         /// the growing speex tail and the drift fix, 150 ms had been best: 370 ms / 9 / 3 against 460 / 12 / 4.)
+        /// The sequential test (`evidenceDecibels` 40, offset 3 dB, miss 4 dB, at least 80 ms, 1.5 s warm-up) was
+        /// chosen on the tuning half too (main c67180a): median 460 -> 230 ms, missed 11 -> 5 of 47, still 0 false
+        /// per 30 min; 20 dB·frames gave 190 ms, 2 missed, 9 false; 30: 200 ms, 4, 4; 60: 290 ms, 6, 0. The test
+        /// half, once: 510 ms, 10 missed, 10 false per 30 min (before: 1030 ms, 12, 5): `evidenceDecibels = 0`
+        /// keeps the run alone.
         public init(minimumSpeechMilliseconds: Int = 200, maximumGapMilliseconds: Int = 40,
                     nearToResidualDecibels: Float = 8, echoMarginDecibels: Float = 10, minimumLevelDecibels: Float = -90,
-                    micExcessDecibels: Float = 4, reverberationMilliseconds: Int = 1000, rearmMilliseconds: Int = 500) {
+                    micExcessDecibels: Float = 4, reverberationMilliseconds: Int = 1000, rearmMilliseconds: Int = 500,
+                    evidenceDecibels: Float = 40, evidenceOffsetDecibels: Float = 3, evidenceMissDecibels: Float = 4,
+                    evidenceMinimumMilliseconds: Int = 80, evidenceWarmUpMilliseconds: Int = 1500) {
             self.minimumSpeechMilliseconds = minimumSpeechMilliseconds
             self.maximumGapMilliseconds = maximumGapMilliseconds
             self.nearToResidualDecibels = nearToResidualDecibels
@@ -60,6 +84,11 @@ extension FrontEndConfiguration {
             self.micExcessDecibels = micExcessDecibels
             self.reverberationMilliseconds = reverberationMilliseconds
             self.rearmMilliseconds = rearmMilliseconds
+            self.evidenceDecibels = evidenceDecibels
+            self.evidenceOffsetDecibels = evidenceOffsetDecibels
+            self.evidenceMissDecibels = evidenceMissDecibels
+            self.evidenceMinimumMilliseconds = evidenceMinimumMilliseconds
+            self.evidenceWarmUpMilliseconds = evidenceWarmUpMilliseconds
         }
 
         /// Throws ``AudioFrontEndError`` (invalid configuration) naming the first setting out of range.
@@ -67,7 +96,9 @@ extension FrontEndConfiguration {
             for (value, range, name) in [(minimumSpeechMilliseconds, 10...2000, "barge-in minimumSpeechMilliseconds"),
                                          (maximumGapMilliseconds, 0...500, "barge-in maximumGapMilliseconds"),
                                          (reverberationMilliseconds, 100...3000, "barge-in reverberationMilliseconds"),
-                                         (rearmMilliseconds, 0...10000, "barge-in rearmMilliseconds")] {
+                                         (rearmMilliseconds, 0...10000, "barge-in rearmMilliseconds"),
+                                         (evidenceMinimumMilliseconds, 10...2000, "barge-in evidenceMinimumMilliseconds"),
+                                         (evidenceWarmUpMilliseconds, 0...60000, "barge-in evidenceWarmUpMilliseconds")] {
                 try AudioFrontEndError.check(value, in: range, name)
                 try AudioFrontEndError.checkMultiple(value, of: 10, name)
             }
@@ -75,6 +106,9 @@ extension FrontEndConfiguration {
             try AudioFrontEndError.check(echoMarginDecibels, in: 0...60, "barge-in echoMarginDecibels")
             try AudioFrontEndError.check(minimumLevelDecibels, in: -90...0, "barge-in minimumLevelDecibels")
             try AudioFrontEndError.check(micExcessDecibels, in: -30...30, "barge-in micExcessDecibels")
+            try AudioFrontEndError.check(evidenceDecibels, in: 0...2000, "barge-in evidenceDecibels")
+            try AudioFrontEndError.check(evidenceOffsetDecibels, in: -30...30, "barge-in evidenceOffsetDecibels")
+            try AudioFrontEndError.check(evidenceMissDecibels, in: 0...60, "barge-in evidenceMissDecibels")
         }
     }
 }

@@ -7,6 +7,12 @@ struct BargeInDetector {
     private let minimumFrames: Int
     private let gapFrames: Int
     private let rearmFrames: Int
+    private let evidenceMinimumFrames: Int
+    private let evidenceWarmUpFrames: Int
+    /// The sequential test: its running sum (dB·frames), the counted frames since it left 0, and its first frame.
+    private var evidence: Float = 0
+    private var evidenceFrames = 0
+    private var evidenceStartFrame = 0
     /// Counted frames in the current run, the frames missed in it, and its first frame.
     private var runFrames = 0
     private var missedFrames = 0
@@ -34,6 +40,8 @@ struct BargeInDetector {
         minimumFrames = max(1, settings.minimumSpeechMilliseconds / 10)
         gapFrames = settings.maximumGapMilliseconds / 10
         rearmFrames = settings.rearmMilliseconds / 10
+        evidenceMinimumFrames = settings.evidenceMinimumMilliseconds / 10
+        evidenceWarmUpFrames = settings.evidenceWarmUpMilliseconds / 10
         decayPerFrame = 600 / Float(settings.reverberationMilliseconds)
     }
 
@@ -66,7 +74,20 @@ struct BargeInDetector {
         guard playing, armed else {
             runFrames = 0
             missedFrames = 0
+            evidence = 0
+            evidenceFrames = 0
             return false
+        }
+        if evidence == 0 { evidenceStartFrame = frame }
+        if counted {
+            evidence += min(excess, 20) - settings.evidenceOffsetDecibels
+            evidenceFrames += 1
+        } else {
+            evidence -= settings.evidenceMissDecibels
+        }
+        if evidence <= 0 {
+            evidence = 0
+            evidenceFrames = 0
         }
         if counted {
             if runFrames == 0 {
@@ -82,9 +103,16 @@ struct BargeInDetector {
                 missedFrames = 0
             }
         }
-        // Long enough, and (once the path gain is known) the mic on average above the echo it would hold alone.
-        guard runFrames >= minimumFrames,
-              gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames) else { return false }
+        // Long enough, and (once the path gain is known) the mic on average above the echo it would hold alone;
+        // or the sequential test's evidence strong enough.
+        let run = runFrames >= minimumFrames
+            && (gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames))
+        let sequential = settings.evidenceDecibels > 0 && gainFrames >= evidenceWarmUpFrames
+            && evidenceFrames >= evidenceMinimumFrames && evidence >= settings.evidenceDecibels
+        guard run || sequential else { return false }
+        if !run { runStartFrame = evidenceStartFrame }
+        evidence = 0
+        evidenceFrames = 0
         runFrames = 0
         missedFrames = 0
         armed = false
