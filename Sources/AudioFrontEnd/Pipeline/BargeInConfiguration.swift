@@ -11,7 +11,7 @@ extension FrontEndConfiguration {
     /// add up to ``minimumSpeechMilliseconds`` with no gap longer than ``maximumGapMilliseconds`` and, over them,
     /// the mic stands on average ``micExcessDecibels`` above the echo the reference predicts (a canceller's leak
     /// adds nothing to the mic, a talker does) — sooner than the segmenter's playback onset
-    /// (``EchoGate/playbackOnsetMilliseconds``, 400 ms), which still decides the speech segment itself.
+    /// (``EchoGate/playbackOnsetMilliseconds``, 300 ms), which still decides the speech segment itself.
     /// Measured on the scenario matrix (`Scripts/scenarios/README.md`): the targets (median 250 ms, 0 false
     /// in 30 min) are not met yet.
     public struct BargeIn: Sendable, Equatable {
