@@ -4,7 +4,7 @@ import AudioFrontEnd
 /// matrix (``FrontEndConfiguration/EchoGate``); keys not given keep the library's defaults.
 enum EchoGateOption {
     static let keys = "hold-ms, resume-ms, after-ms, converged-db, echo-margin-db, residual-margin-db, playback-onset-ms, "
-        + "playback-gap-ms, backdate-ms"
+        + "playback-gap-ms, backdate-ms, tail-ms, tail-margin-db"
 
     static func parse(_ text: String, into gate: inout FrontEndConfiguration.EchoGate) throws {
         for (key, number, whole) in try KeyValueOption.pairs(text, option: "--echo-gate", keys: keys) {
@@ -18,6 +18,8 @@ enum EchoGateOption {
             case "playback-onset-ms": gate.playbackOnsetMilliseconds = whole
             case "playback-gap-ms": gate.playbackOnsetGapMilliseconds = whole
             case "backdate-ms": gate.startBackdateMilliseconds = whole
+            case "tail-ms": gate.tailDecayMilliseconds = whole
+            case "tail-margin-db": gate.tailMarginDecibels = number
             default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(key)' (keys: \(keys))")
             }
         }

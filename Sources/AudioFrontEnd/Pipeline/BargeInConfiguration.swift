@@ -13,7 +13,7 @@ extension FrontEndConfiguration {
     /// adds nothing to the mic, a talker does), or once the sequential test beside that run has enough evidence
     /// (``evidenceDecibels``: early for a talker well above the echo, later for a weak one, across gaps) — sooner
     /// than the segmenter's playback onset
-    /// (``EchoGate/playbackOnsetMilliseconds``, 400 ms), which still decides the speech segment itself.
+    /// (``EchoGate/playbackOnsetMilliseconds``, 300 ms), which still decides the speech segment itself.
     /// Measured on the scenario matrix (`Scripts/scenarios/README.md`): the targets (median 250 ms, 0 false
     /// in 30 min) are not met yet.
     public struct BargeIn: Sendable, Equatable {

@@ -13,7 +13,12 @@
 ///   (false-active 0.9 % -> 0.5 %, worst scene 7.4 % -> 4.2 %), since in double talk the mic holds the talker too;
 /// - the output stands ``residualMarginDecibels`` above the running output level of echo-only frames (residual
 ///   echo plus what the suppressors leave of the noise), so the decaying tail of an echo, whose reduction is
-///   limited by the noise floor, does not count.
+///   limited by the noise floor, does not count;
+/// - to start a segment (``isAboveTail``, applied by the processing chain outside open segments), the output
+///   stands ``tailMarginDecibels`` above the room's late tail: an envelope of the echo estimate that falls no
+///   faster than ``FrontEndConfiguration/EchoGate/tailDecayMilliseconds`` allows, plus the output's learned
+///   offset from it on frames taken for echo. In a long room the filter leaves the late tail of each loud word
+///   in the output after the prediction has fallen; the running residual level, an average, lets its peaks pass.
 /// Before convergence nothing that coincides with playback counts as speech: residual echo cannot be told from a
 /// talker then (on the double-talk vectors the first echo would start a segment); nor do the first
 /// ``resumeFrames`` after playback resumes from a pause, where the filters leak for a moment. For
@@ -53,6 +58,17 @@ struct EchoSpeechGate {
     /// Whether the far end played within ``holdFrames`` of the last frame given to ``allowsSpeech``: the
     /// segmenter then needs the longer playback onset (``FrontEndConfiguration/EchoGate/playbackOnsetMilliseconds``).
     var isPlaybackActive: Bool { framesSinceFarEnd <= holdFrames }
+    /// How far the tail envelope falls per frame, dB (0: no tail test, see
+    /// ``FrontEndConfiguration/EchoGate/tailDecayMilliseconds``).
+    let tailDecayPerFrame: Float
+    let tailMarginDecibels: Float
+    /// The echo estimate's envelope (dBFS): it follows the estimate up at once and falls at the room's decay.
+    private(set) var tailLevel: Float = -160
+    /// Running output level relative to ``tailLevel`` on frames the tail test takes for echo, dB.
+    private(set) var tailOffset: Float = 0
+    /// Whether the last frame given to ``allowsSpeech`` stood above the tail envelope plus its offset and
+    /// ``tailMarginDecibels`` (always true outside playback or with the tail test off).
+    private(set) var isAboveTail = true
 
     init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {
         holdFrames = settings.holdMilliseconds / 10
@@ -61,6 +77,8 @@ struct EchoSpeechGate {
         convergedDecibels = settings.convergedDecibels
         echoMarginDecibels = settings.echoMarginDecibels
         residualMarginDecibels = settings.residualMarginDecibels
+        tailDecayPerFrame = settings.tailDecayMilliseconds > 0 ? 600 / Float(settings.tailDecayMilliseconds) : 0
+        tailMarginDecibels = settings.tailMarginDecibels
     }
 
     /// Takes the levels (dBFS) of one frame: the aligned reference, the mic, the echo the canceller predicted in
@@ -75,12 +93,21 @@ struct EchoSpeechGate {
         }
         framesSinceResume += 1
         let aboveResidual = output > residualLevel + residualMarginDecibels
+        isAboveTail = true
         guard framesSinceFarEnd <= holdFrames else {
             // After playback the output's noise floor comes back up from where the suppressors held it: until
             // the VAD's noise estimate has followed, only what stands above the residual level counts.
             return framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual
         }
         let reduction = echoEstimate - output
+        if tailDecayPerFrame > 0 {
+            tailLevel = max(echoEstimate, tailLevel - tailDecayPerFrame)
+            let offset = output - tailLevel
+            isAboveTail = offset > tailOffset + tailMarginDecibels
+            // Learn from the frames this test takes for echo (a talker standing above the tail does not drag
+            // the offset up).
+            if mic > Self.activeReferenceDecibels, !isAboveTail { tailOffset += 0.02 * (offset - tailOffset) }
+        }
         // Learn from frames that look like echo alone (reduction not far below the running value, so double
         // talk, where the output keeps the talker, does not drag it down); quick to rise, slow to fall.
         if mic > Self.activeReferenceDecibels, reduction > echoReduction - echoMarginDecibels {

@@ -127,6 +127,9 @@ final class OutputStages {
         return encoding.ogg == nil ? packetBytes : 2 * packetBytes + 64
     }
 
+    /// Whether a speech segment is open (false without voice detection). Real-time safe.
+    var isInSpeechSegment: Bool { segmenter?.isInSegment ?? false }
+
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
     /// the segmenter whatever the detector says; `duringPlayback` (the far end plays) makes a segment start

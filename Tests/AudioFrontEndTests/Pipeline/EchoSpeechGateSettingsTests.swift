@@ -17,6 +17,8 @@ final class EchoSpeechGateSettingsTests: XCTestCase {
             ("playback onset not whole frames", { $0.playbackOnsetMilliseconds = 405 }),
             ("playback gap too long", { $0.playbackOnsetGapMilliseconds = 1010 }),
             ("negative back-dating", { $0.startBackdateMilliseconds = -10 }),
+            ("tail decay not whole frames", { $0.tailDecayMilliseconds = 605 }),
+            ("tail margin too large", { $0.tailMarginDecibels = 61 }),
         ]
         for (label, change) in cases {
             var configuration = FrontEndConfiguration()
@@ -33,7 +35,8 @@ final class EchoSpeechGateSettingsTests: XCTestCase {
                                                        afterPlaybackMilliseconds: 0, convergedDecibels: 20,
                                                        echoMarginDecibels: 12, residualMarginDecibels: 16,
                                                        playbackOnsetMilliseconds: 200, playbackOnsetGapMilliseconds: 0,
-                                                       startBackdateMilliseconds: 0)
+                                                       startBackdateMilliseconds: 0, tailDecayMilliseconds: 0,
+                                                       tailMarginDecibels: 20)
         XCTAssertNoThrow(try FrontEnd(configuration: configuration))
     }
 }
