@@ -99,7 +99,7 @@ final class NuiSoak: NeoNuiSdkDelegate, @unchecked Sendable { // callbacks on th
         defer { _ = nui.nui_release(); try? FileManager.default.removeItem(atPath: workspace) }
         let started = ContinuousClock.now
         let summary = try dialog(audio)
-        var (fields, failures) = tally.report(limitBytes: options.rssLimitBytes, seconds: audio.seconds)
+        var (fields, failures) = tally.report(limitBytes: options.rssLimitBytes, heapLimitBytes: options.heapLimitBytes, seconds: audio.seconds)
         failures += Accounting.check(summary: summary, samples: audio.mic.count, micRate: audio.sampleRate,
                                      format: options.audioFormat, finals: tally.finalCount)
         fields.merge(Accounting.fields(summary: summary, elapsed: ContinuousClock.now - started, seconds: audio.seconds)) { $1 }

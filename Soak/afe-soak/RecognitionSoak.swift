@@ -46,7 +46,7 @@ enum RecognitionSoak {
         guard ended.wait(timeout: .now() + 120) == .success else { throw SoakFailure("no completed event within 120 s of the end") }
         let summary = try outcome.get()
         let elapsed = ContinuousClock.now - started
-        var (fields, failures) = tally.report(limitBytes: options.rssLimitBytes, seconds: audio.seconds)
+        var (fields, failures) = tally.report(limitBytes: options.rssLimitBytes, heapLimitBytes: options.heapLimitBytes, seconds: audio.seconds)
         failures += Accounting.check(summary: summary, samples: audio.mic.count, micRate: audio.sampleRate, format: options.audioFormat,
                                      finals: tally.finalCount)
         fields.merge(Accounting.fields(summary: summary, elapsed: elapsed, seconds: audio.seconds)) { $1 }

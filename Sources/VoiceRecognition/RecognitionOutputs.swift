@@ -53,6 +53,9 @@ final class RecognitionOutputs: Sendable {
     struct Limits: Sendable {
         var events = 16_384
         var results = 4096
+        /// Of `results` before anybody asks for it: partials carry their raw JSON (~1 KB), and an app that reads
+        /// only `events` never asks (4096 of them kept ~4 MiB for the session's life).
+        var resultsBeforeAccess = 256
         var speechActivity = 1024
         /// 5 s of 10 ms chunks.
         var processedAudio = 500
@@ -68,12 +71,12 @@ final class RecognitionOutputs: Sendable {
 
     init(limits: Limits = Limits()) {
         events = LazyEventStream(limit: limits.events)
-        results = LazyEventStream(limit: limits.results)
+        results = LazyEventStream(limit: limits.results, keptBeforeAccess: limits.resultsBeforeAccess)
         speechActivity = LazyEventStream(limit: limits.speechActivity)
         processedAudio = LazyEventStream(limit: limits.processedAudio)
         telemetry = LazyEventStream(limit: limits.telemetry)
-        // The split sequences exist from the start (a reader that starts after `start()` misses nothing); the
-        // all-in-one `events` only once asked for.
+        // The split sequences buffer from the start (a reader that starts after `start()` misses nothing, up to
+        // `resultsBeforeAccess` results); the all-in-one `events` only once asked for.
         // A sequence nobody asks for drops its oldest unread elements uncounted: nothing was handed to anyone.
         results.prepare()
         speechActivity.prepare()

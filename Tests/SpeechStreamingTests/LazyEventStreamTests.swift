@@ -45,6 +45,22 @@ final class LazyEventStreamTests: XCTestCase {
         XCTAssertEqual(read, [6, 7, 8, 9], "a reader that came late got the newest it kept")
     }
 
+    /// Before the first access a prepared stream keeps only `keptBeforeAccess` (a session's `results` that an app
+    /// never reads held 4096 partials with their raw JSON, ~4 MiB); once asked for, `limit` applies.
+    func testAPreparedStreamKeepsOnlyKeptBeforeAccessUntilAskedFor() async {
+        let lazy = LazyEventStream<Int>(limit: 8, keptBeforeAccess: 3)
+        lazy.prepare()
+        for value in 0..<1000 { XCTAssertTrue(lazy.yield(value), "nobody asked: no reader lost anything") }
+        XCTAssertEqual(lazy.droppedCount, 0)
+        let stream = lazy.stream
+        XCTAssertEqual(lazy.droppedCount, 997)
+        for value in 1000..<1020 { lazy.yield(value) }
+        lazy.finish()
+        let read = await stream.reduce(into: [Int]()) { $0.append($1) }
+        XCTAssertEqual(read, Array(1012..<1020), "asked for: the newest `limit` unread")
+        XCTAssertEqual(lazy.droppedCount, 997 + 3 + 12)
+    }
+
     func testAFirstAccessAfterTheFinishGetsAFinishedStream() async {
         let lazy = LazyEventStream<String>(limit: 8)
         lazy.yield("lost")
