@@ -37,6 +37,13 @@ final class ReferenceHistory: @unchecked Sendable {
     private var writtenAtLastRead = 0
     /// How far behind the first read of the current run found the reference (consumer thread).
     private var runShortfall = 0
+    /// Whether a read has found the reference on time since the stream started or resumed after a stall
+    /// (consumer thread): a stream that has been on time and then falls behind is a push thread scheduled late,
+    /// and is never re-anchored (see ``lateReadsBeforeRealign``).
+    private var onTimeSinceStart = false
+    /// Reads in a row that waited for a reference that did not advance (consumer thread): a stall that long ends
+    /// the stream; what comes after it starts a new one.
+    private var stalledReads = 0
     /// How far behind a read the reference may be without counting as late (consumer thread): while the delay is
     /// still being estimated the consumer sets the reach of its estimator, which sees a reference that far behind
     /// and whose estimate, once there, moves the reads back over it.
@@ -73,8 +80,11 @@ final class ReferenceHistory: @unchecked Sendable {
     /// they belong. So does a lag that keeps changing (by more than two reads' length from the run's first): a
     /// thread running slower or faster than the mic for a while is scheduling, and re-anchoring it would move the
     /// reference later for good each time (two push threads at 20x speed on a loaded machine did that until the
-    /// echo came before its reference). A late start lags by a constant. 200 ms is ten times a scheduling hiccup
-    /// and costs a fifth of a second of echo at a late start.
+    /// echo came before its reference). A late start lags by a constant, and from its first sample: a stream that
+    /// was on time once is not re-anchored until it stalls for as long again (a reference thread steadily a push
+    /// behind the mic on a loaded machine ratcheted the reference later at every run of 20 reads: the C program's
+    /// ERLE fell from 30 to 10.6 dB at load 16). 200 ms is ten times a scheduling hiccup and costs a fifth of a
+    /// second of echo at a late start.
     static let lateReadsBeforeRealign = 20
 
     /// - Parameters:
@@ -219,8 +229,19 @@ final class ReferenceHistory: @unchecked Sendable {
         readEnd.store(end, ordering: .releasing)
         defer { writtenAtLastRead = written }
         let shortfall = end - written
-        guard shortfall > lateTolerance else { lateReads = 0; return }
-        guard written > writtenAtLastRead else { return } // a stall or no reference at all: not a late stream
+        guard shortfall > lateTolerance else {
+            lateReads = 0
+            stalledReads = 0
+            if written > 0 && shortfall <= 0 { onTimeSinceStart = true } // all there: within the tolerance is not on time
+            return
+        }
+        guard written > writtenAtLastRead else { // a stall or no reference at all: not a late stream
+            stalledReads += 1
+            if stalledReads >= Self.lateReadsBeforeRealign { onTimeSinceStart = false; lateReads = 0 }
+            return
+        }
+        stalledReads = 0
+        guard !onTimeSinceStart else { lateReads = 0; return } // scheduling, not a late start
         if lateReads > 0 && abs(shortfall - runShortfall) > 2 * readLength { lateReads = 0 } // a changing lag
         if lateReads == 0 { runShortfall = shortfall }
         lateReads += 1
