@@ -378,13 +378,7 @@ final class DelayEstimator {
     /// The direct path in `c`: the highest peak, or the earliest local peak within 30 ms before it at least
     /// ``reflectionRatio`` as high; nil when the highest does not stand ``confidenceThreshold`` times above the mean.
     private func directPath(_ c: UnsafeMutablePointer<Float>) -> Int? {
-        var highest = 0
-        var sum: Float = 0
-        for l in 0..<lagCount {
-            sum += abs(c[l])
-            if c[l] > c[highest] { highest = l }
-        }
-        let mean = sum / Float(lagCount)
+        let (highest, mean) = highestPeak(c)
         guard mean > 0, c[highest] / mean >= confidenceThreshold else { return nil }
         let back = 30 * sampleRate / decimation / 1000
         for l in stride(from: max(1, highest - back), to: highest, by: 1)
@@ -431,14 +425,20 @@ final class DelayEstimator {
         latestSamples = raw
     }
 
-    private func pickPeak(_ c: UnsafeMutablePointer<Float>) {
-        var best = 0
+    /// The lag of the highest value in `c` and the mean of its magnitudes.
+    private func highestPeak(_ c: UnsafeMutablePointer<Float>) -> (lag: Int, mean: Float) {
+        var highest = 0
         var sum: Float = 0
         for l in 0..<lagCount {
             sum += abs(c[l])
-            if c[l] > c[best] { best = l }
+            if c[l] > c[highest] { highest = l }
         }
-        let mean = sum / Float(lagCount)
+        return (highest, sum / Float(lagCount))
+    }
+
+    private func pickPeak(_ c: UnsafeMutablePointer<Float>) {
+        let (peak, mean) = highestPeak(c)
+        var best = peak
         guard mean > 0 else { return }
         confidence = c[best] / mean
         guard confidence >= confidenceThreshold else { return }
