@@ -97,8 +97,7 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
                     else { return false }
                     current.taken += clipped.samples.count
                     window = current
-                    // A completion held for this audio (``audioPending()``) is checked again on the event thread.
-                    if reportsAudio { pump.post(.frontEnd(.audio(clipped))) } else { pump.wake() }
+                    if reportsAudio { pump.post(.frontEnd(.audio(clipped))) }
                     return true
                 }
                 guard case .drops = event else { return false }
@@ -156,7 +155,6 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
             if reached || stop <= current.start { endAudio(&current) }
             window = current
         }
-        pump.wake() // the event thread takes up the stop's deadlines (``stopIfOverdue(micPushes:)``)
     }
 
     /// The dialog's audio so far: mic bytes pushed between start and finish (to now before the finish) and the
@@ -180,21 +178,15 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
     }
 
     /// Ends the audio when the output has not reached the finish position and the mic stopped
-    /// (``micStoppedAfter`` without a push), or at the latest ``stopGrace`` after the finish. Returns when the
-    /// event thread must check again at the latest (nil: nothing to wait for). Event thread.
-    func stopIfOverdue(micPushes: Int, now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
-        window.withLock { window -> ContinuousClock.Instant? in
-            guard var current = window, !current.stopped, let asked = current.stopAskedAt else { return nil }
-            let micQuiet = BoundedWait(since: asked, limit: Self.micStoppedAfter)
-            let grace = BoundedWait(since: asked, limit: Self.stopGrace)
-            let micStopped = micQuiet.isOver(at: now) && micPushes == current.micPushesAtStop
-            guard micStopped || grace.isOver(at: now) else {
-                // Pushes counted at the mic-quiet deadline mean the mic runs on: then only the grace is left.
-                return micQuiet.isOver(at: now) ? grace.deadline : micQuiet.deadline
-            }
+    /// (``micStoppedAfter`` without a push), or at the latest ``stopGrace`` after the finish. Event thread (its poll).
+    func stopIfOverdue(micPushes: Int) {
+        window.withLock { window in
+            guard var current = window, !current.stopped, let asked = current.stopAskedAt else { return }
+            let waited = ContinuousClock.now - asked
+            let micStopped = waited >= Self.micStoppedAfter && micPushes == current.micPushesAtStop
+            guard micStopped || waited >= Self.stopGrace else { return }
             endAudio(&current)
             window = current
-            return nil
         }
     }
 

@@ -15,16 +15,14 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         var release: @Sendable () -> Void
         /// Closes what the dialog ran, after its last event.
         var close: @Sendable () -> Void
-        /// Runs after every batch while the dialog runs (time-based checks of what the dialog ran); returns when it
-        /// must run again at the latest, nil when it waits for nothing.
-        var check: @Sendable () -> ContinuousClock.Instant?
+        /// Runs on every batch and poll while the dialog runs.
+        var poll: @Sendable () -> Void
         /// The dialog's own front-end drops, given the counts of the front end's latest drops event (nil: those).
         var frontEndDrops: @Sendable (DropCounts) -> DropCounts? = { _ in nil }
         /// A dialog on an engine: its audio totals (nil for a standalone dialog).
         var dialogAudio: @Sendable () -> DialogAudioTotals? = { nil }
         /// A dialog on an engine: whether audio the processing thread sent for it has not reached its events yet
-        /// (the drain lags). Its completion waits for that audio (at most ``completionWait``); whatever makes it
-        /// false posts a message or wakes the event thread.
+        /// (the drain lags). Its completion waits for that audio (at most ``completionWait``).
         var audioPending: @Sendable () -> Bool = { false }
     }
 
@@ -56,7 +54,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private var lastPushTime = Duration.zero
     private var silenceReported = false
     /// The service's completion, held until the dialog's audio events are in (see ``Hooks/audioPending``).
-    private var pendingCompletion: (rawJSON: String?, wait: BoundedWait)?
+    private var pendingCompletion: (rawJSON: String?, since: ContinuousClock.Instant)?
 
     init(shared: SharedState, hooks: Hooks, clock: any RecognitionClock, configuration: RecognitionConfiguration) {
         self.shared = shared
@@ -66,21 +64,19 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         micSilenceTimeout = configuration.micSilenceTimeout
     }
 
-    /// Handles one batch from the pump (empty when it runs for a deadline or a wake), then the time-based checks.
-    /// Returns ``EventPump/Outcome/ended`` once the session has ended, else the earliest deadline of its waits:
-    /// the held completion's, the hooks' check's, the mic-silence watchdog's.
-    func handle(_ batch: [EventPump.Message]) -> EventPump.Outcome {
+    /// Handles one batch from the pump, then the time-based checks. Returns true once the session has ended.
+    func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
-        guard !ended else { return .ended }
-        if let pending = pendingCompletion, !hooks.audioPending() || pending.wait.isOver() {
+        guard !ended else { return true }
+        if let pending = pendingCompletion, !hooks.audioPending() || ContinuousClock.now - pending.since >= Self.completionWait {
             pendingCompletion = nil
             complete(rawJSON: pending.rawJSON)
-            return .ended
+            return true
         }
-        let checkDue = hooks.check()
+        hooks.poll()
         reportDrops()
-        let silenceDue = checkMicSilence()
-        return .wake(at: BoundedWait.earliest(pendingCompletion?.wait.deadline, checkDue, silenceDue))
+        checkMicSilence()
+        return false
     }
 
     /// Delivers `.drops` when the audio not sent or the events dropped changed: audio the client refused
@@ -167,7 +163,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
         case .completed(let completed):
-            if hooks.audioPending() { pendingCompletion = (completed.rawJSON, BoundedWait(limit: Self.completionWait)); return }
+            if hooks.audioPending() { pendingCompletion = (completed.rawJSON, ContinuousClock.now); return } // wall time: a test clock may stand still
             complete(rawJSON: completed.rawJSON)
         case .error(let error):
             end(with: .error(.service(error)))
@@ -179,11 +175,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         end(with: .completed(summary(.finished, rawJSON: rawJSON)))
     }
 
-    /// Reports mic silence once per silent stretch; returns when the current stretch would become one (wall time;
-    /// nil when not watching or already reported). A push shows as a change of the count at the next batch: mic
-    /// audio yields events, so the count is seen within a frame of a push.
-    private func checkMicSilence() -> ContinuousClock.Instant? {
-        guard watching else { return nil }
+    private func checkMicSilence() {
+        guard watching else { return }
         let now = clock.now()
         let count = hooks.micPushes()
         if count != lastPushCount {
@@ -194,8 +187,6 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             silenceReported = true
             deliver(.micSilent(milliseconds: Int((now - lastPushTime) / .milliseconds(1))))
         }
-        guard !silenceReported else { return nil }
-        return .now + (lastPushTime + micSilenceTimeout - now) // the session's clock, as wall time from now
     }
 
     private func summary(_ ending: RecognitionSummary.Ending, rawJSON: String?) -> RecognitionSummary {

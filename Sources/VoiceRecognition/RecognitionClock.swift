@@ -7,14 +7,6 @@ import Synchronization
 @_spi(Testing) public protocol RecognitionClock: Sendable {
     /// Time since an arbitrary fixed origin.
     func now() -> Duration
-    /// Calls `wake` (any thread) whenever the clock jumps rather than runs: the session's event thread sleeps until
-    /// its next deadline converted to wall time, and must look again when a jump moved it. A clock that runs with
-    /// wall time never calls it (the default).
-    func onAdvance(_ wake: @escaping @Sendable () -> Void)
-}
-
-extension RecognitionClock {
-    public func onAdvance(_ wake: @escaping @Sendable () -> Void) {}
 }
 
 /// The system's monotonic clock (`ContinuousClock`). The default.
@@ -28,14 +20,11 @@ extension RecognitionClock {
 /// waiting for it. Any thread. Tests only (`@_spi(Testing)`).
 @_spi(Testing) public final class ManualRecognitionClock: RecognitionClock {
     private let nanoseconds = Atomic<Int64>(0)
-    private let wakes = Mutex<[@Sendable () -> Void]>([])
     public init() {}
     public func now() -> Duration { .nanoseconds(nanoseconds.load(ordering: .acquiring)) }
-    public func onAdvance(_ wake: @escaping @Sendable () -> Void) { wakes.withLock { $0.append(wake) } }
-    /// Moves the clock forward by `duration`, then wakes the sessions that use it.
+    /// Moves the clock forward by `duration`.
     public func advance(by duration: Duration) {
         let (seconds, attoseconds) = duration.components
         nanoseconds.add(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .acquiringAndReleasing)
-        for wake in wakes.withLock({ $0 }) { wake() }
     }
 }

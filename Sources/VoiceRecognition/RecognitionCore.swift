@@ -65,7 +65,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
                 session.cancel()
             },
             close: { session.close() },
-            check: { nil }), clock: clock, configuration: configuration)
+            poll: {}), clock: clock, configuration: configuration)
         frontEnd.delegate = forwarder
         frontEnd.audioSink = forwarder // audio to the client on the processing thread (issue 13 part 2)
         session.delegate = forwarder
@@ -101,8 +101,8 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             statistics: { session.statistics.since(shared.statisticsBase.withLock { $0 }) },
             release: { router.detach(forwarder) },
             close: {},
-            check: { [weak engine] in
-                engine.flatMap { forwarder.stopIfOverdue(micPushes: $0.micPushes.load(ordering: .relaxed)) }
+            poll: { [weak engine] in
+                if let engine { forwarder.stopIfOverdue(micPushes: engine.micPushes.load(ordering: .relaxed)) }
             },
             frontEndDrops: { [weak engine] _ in
                 engine.map { shared.dropBase.withLock { $0 }.share(of: router.lastDrops.withLock { $0 }, $0) }
@@ -261,8 +261,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     }
 
     private func startEventThread() {
-        let (processor, pump) = (processor, pump)
-        clock.onAdvance { [weak pump] in pump?.wake() } // a test clock that jumps: the watchdog's deadline moved
+        let processor = processor
         pump.start(name: "VoiceRecognition.events") { processor.handle($0) }
     }
 

@@ -1,8 +1,6 @@
 import Dispatch
-import Synchronization
 
-/// The rings that carry events from the audio thread to the drain thread, the semaphore that wakes it, and the
-/// one that wakes ``FrontEnd/finish()`` when it waits for room (no timed wait on either side).
+/// The rings that carry events from the audio thread to the drain thread, and the semaphore that wakes it.
 ///
 /// Producer: the thread that processes frames (the mic push thread, or the control thread in `finish`).
 /// Consumer: the drain thread. Posting is real-time safe: `DispatchSemaphore.signal` is an atomic increment, and
@@ -15,9 +13,6 @@ final class EventChannel: @unchecked Sendable {
     let samples: SPSCRing<Int16>
     let bytes: SPSCRing<UInt8>
     private let semaphore = DispatchSemaphore(value: 0)
-    /// Wakes a producer in ``waitForRoom()``; signalled by the consumer only while `roomWanted` is set.
-    private let room = DispatchSemaphore(value: 0)
-    private let roomWanted = Atomic<Bool>(false)
     /// Room one frame's events need at most.
     let recordsPerFrame = 16
     /// Records of an average frame: level and audio every frame, a packet (and a page) every other, telemetry
@@ -51,28 +46,6 @@ final class EventChannel: @unchecked Sendable {
     /// Wakes the drain thread. Producer; real-time safe.
     func signal() { semaphore.signal() }
 
-    /// Waits until signalled: every write of a frame's events, the finish and the stop signal. Drain thread only.
-    func wait() { semaphore.wait() }
-
-    /// Called by the consumer after each record it read: wakes a producer waiting in ``waitForRoom()``. Drain
-    /// thread; a fence and a load when nobody waits.
-    func didConsume() {
-        atomicMemoryFence(ordering: .sequentiallyConsistent) // the read index before the flag (pairs with waitForRoom's)
-        if roomWanted.load(ordering: .relaxed), roomWanted.exchange(false, ordering: .acquiringAndReleasing) { room.signal() }
-    }
-
-    /// Blocks until one more frame's events fit (``hasRoomForFrame``), woken by the consumer's reads. Producer
-    /// outside the real-time path only (``FrontEnd/finish()``, on the control thread); not from the drain thread.
-    func waitForRoom() {
-        while !hasRoomForFrame {
-            roomWanted.store(true, ordering: .relaxed)
-            atomicMemoryFence(ordering: .sequentiallyConsistent) // the flag before the re-check (pairs with didConsume's)
-            if hasRoomForFrame {
-                roomWanted.store(false, ordering: .relaxed)
-                return
-            }
-            signal() // the drain reads on
-            room.wait()
-        }
-    }
+    /// Waits until signalled or `milliseconds` pass (monotonic clock). Drain thread only.
+    func wait(milliseconds: Int) { _ = semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) }
 }

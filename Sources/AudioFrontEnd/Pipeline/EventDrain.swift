@@ -102,8 +102,8 @@ final class EventDrain: @unchecked Sendable {
     /// held across the wait it kept a front end the app let go (without finish or cancel) alive for good.
     private func run(owner: () -> FrontEnd?) {
         while true {
-            // No timed wait: every write, the finish and the stop (also the owner's deinit, through join) signal it.
-            channel.wait()
+            // A safety net, not a poll: every write, the finish and the stop signal the channel.
+            channel.wait(milliseconds: 1000)
             guard let owner = owner() else { break }
             if deliverQueued(owner: owner) { break }
             if stopRequested.load(ordering: .acquiring) {
@@ -128,7 +128,6 @@ final class EventDrain: @unchecked Sendable {
     private func deliverQueued(owner: FrontEnd) -> Bool {
         while let record = channel.records.read() {
             let event = makeEvent(record, owner: owner)
-            channel.didConsume()
             let (delegate, continuation, bargeIn) = sinks.withLock { ($0.delegate, $0.continuation, $0.bargeInHandler) }
             if case .bargeIn(let decision) = event { bargeIn?(decision) }
             delegate?.frontEnd(owner, didProduce: event)

@@ -1,4 +1,10 @@
-/// Ending a stream. Control thread; not real-time safe (waits, woken by the event consumer, when its rings are full).
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Ending a stream. Control thread; not real-time safe (waits for the event consumer when its rings are full).
 extension FrontEnd {
     /// Ends the stream: refuses further pushes, processes what is left (the partial last frame zero-padded),
     /// delivers the output owed (exactly floor(mic samples × output rate / mic rate) samples in all, the
@@ -57,7 +63,12 @@ extension FrontEnd {
     /// Control thread.
     package func waitUntilDrained() { drain.waitUntilFinished() }
 
-    private func waitForRoom() { eventChannel.waitForRoom() }
+    private func waitForRoom() {
+        while !eventChannel.hasRoomForFrame {
+            eventChannel.signal()
+            usleep(1000)
+        }
+    }
 }
 
 extension FrontEndConfiguration {
