@@ -109,6 +109,17 @@ final class PlayedPositionTests: XCTestCase {
         }
     }
 
+    /// A synthesizer with logs off, a recorder as its delegate and `playback` as its player.
+    private func attachedSynthesizer(_ playback: StreamInputTtsPlayback, file: StaticString = #filePath,
+                                     line: UInt = #line) -> (NeoNuiStreamInputTts, Recorder) {
+        let tts = NeoNuiStreamInputTts()
+        tts.setLogPrinting(false)
+        let recorder = Recorder()
+        tts.delegate = recorder
+        XCTAssertEqual(tts.setPlayback(playback), .SUCCESS, file: file, line: line)
+        return (tts, recorder)
+    }
+
     func testTheStoppedPositionIsWhatWasHandedToTheDeviceInEveryFormat() throws {
         let server = try SynthesisServer()
         for (format, serverRate, stopAfter) in [(SynthesisAudioFormat.pcm, 16000, 137), (.wav, 22050, 251), (.mp3, 22050, 88),
@@ -116,11 +127,7 @@ final class PlayedPositionTests: XCTestCase {
             let playback = try StreamInputTtsPlayback(configuration: PlaybackConfiguration(sampleRate: rate, bufferMilliseconds: 20_000),
                                                       reference: nil)
             defer { playback.close() }
-            let tts = NeoNuiStreamInputTts()
-            tts.setLogPrinting(false)
-            let recorder = Recorder()
-            tts.delegate = recorder
-            XCTAssertEqual(tts.setPlayback(playback), .SUCCESS)
+            let (tts, recorder) = attachedSynthesizer(playback)
             let parameters = #"{"model": "cosyvoice-v2", "voice": "espeak-en-us", "format": "\#(format.rawValue)", "sample_rate": \#(serverRate)}"#
             XCTAssertEqual(tts.playStreamInputTts(#"{"url": "\#(server.url)", "apikey": "sk-pos", "device_id": "d1"}"#, parameters: parameters,
                                                   text: Self.text, sessionId: nil, logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .SUCCESS)
@@ -154,11 +161,7 @@ final class PlayedPositionTests: XCTestCase {
         let playback = try StreamInputTtsPlayback(configuration: PlaybackConfiguration(sampleRate: rate, bufferMilliseconds: 20_000),
                                                   reference: frontEnd)
         defer { playback.close() }
-        let tts = NeoNuiStreamInputTts()
-        tts.setLogPrinting(false)
-        let recorder = Recorder()
-        tts.delegate = recorder
-        XCTAssertEqual(tts.setPlayback(playback), .SUCCESS)
+        let (tts, recorder) = attachedSynthesizer(playback)
         XCTAssertEqual(tts.enableBargeIn(true), .SUCCESS)
         let parameters = #"{"model": "cosyvoice-v2", "voice": "espeak-en-us", "format": "pcm", "sample_rate": 22050}"#
         XCTAssertEqual(tts.playStreamInputTts(#"{"url": "\#(server.url)", "apikey": "sk-pos", "device_id": "d1"}"#, parameters: parameters,
