@@ -105,6 +105,24 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(replay.startMilliseconds, 1000)
     }
 
+    /// Many small packets (DTX-sized, smaller than their 16-byte record headers) fill the queue before the
+    /// capacity in packet bytes: the oldest are dropped and counted, and the replay holds the newest packets
+    /// whole (a fuzz finding: headers were not counted, a record was cut short and the replay read past it).
+    func testOpusReplayOfManySmallPacketsKeepsWholeRecordsAndCountsTheDrops() {
+        var replay = ReplayBuffer(format: .opus, sampleRate: 16000, capacityBytes: 4096)
+        let packets = (0..<3000).map { [UInt8(0x08), UInt8(truncatingIfNeeded: $0)] }
+        var dropped = 0
+        for (k, packet) in packets.enumerated() {
+            dropped += packet.withUnsafeBytes { replay.append(packet: $0, granuleEnd: Int64(k + 1) * 960) }
+        }
+        XCTAssertGreaterThan(dropped, 0, "the queue filled")
+        XCTAssertEqual(replay.droppedBytes, dropped)
+        XCTAssertEqual(replay.keptBytes + dropped, 3000 * 2, "every packet byte kept or counted as dropped")
+        let frames = replay.replayFrames(frameBytes: 3200, frameMilliseconds: 20)
+        XCTAssertTrue(frames.flatMap(\.bytes) == Array(packets.suffix(replay.keptBytes / 2).joined()),
+                      "the newest packets, whole, in order")
+    }
+
     /// The catch-up pacer on explicit times: the first frame at once, then no more than 2× real time.
     func testCatchUpPacerHoldsTheAudioToTheSpeed() {
         var pacer = CatchUpPacer(start: .seconds(10), speed: 2)

@@ -36,7 +36,10 @@ struct ReplayBuffer {
         self.format = format
         self.sampleRate = sampleRate
         self.capacityBytes = capacityBytes
-        queue = ByteQueue(capacity: max(1, capacityBytes) + (format == .opus ? Self.recordHeader + 4096 : 0))
+        // Opus: each packet's record header takes queue space too; room for one 16-byte header per 16 bytes of
+        // packet keeps the capacity in packet bytes for any packet of 16 bytes or more (smaller ones, as in
+        // DTX, are bounded by the queue instead: the oldest are dropped and counted the same way).
+        queue = ByteQueue(capacity: format == .opus ? 2 * max(1, capacityBytes) + Self.recordHeader : max(1, capacityBytes))
     }
 
     /// Where the kept audio starts, in ms of task audio (the end of what was trimmed).
@@ -77,7 +80,8 @@ struct ReplayBuffer {
             return packet.count
         }
         var dropped = 0
-        while packetBytes + packet.count > capacityBytes, let first = firstPacket() {
+        while packetBytes + packet.count > capacityBytes || queue.count + Self.recordHeader + packet.count > queue.capacity,
+              let first = firstPacket() {
             dropFirstPacket(first)
             trimmedEndMilliseconds = milliseconds(ofGranule: first.granuleEnd)
             dropped += first.length
@@ -120,7 +124,8 @@ struct ReplayBuffer {
             var packets: [(bytes: ArraySlice<UInt8>, granuleEnd: Int64)] = []
             var offset = 0
             while offset + Self.recordHeader <= all.count {
-                let length = Int(Self.load(all, offset)), granule = Int64(bitPattern: Self.load(all, offset + 8))
+                let length = Int(truncatingIfNeeded: Self.load(all, offset)), granule = Int64(bitPattern: Self.load(all, offset + 8))
+                guard length >= 0, length <= all.count - offset - Self.recordHeader else { break } // never: append fits whole records
                 packets.append((all[(offset + Self.recordHeader)..<(offset + Self.recordHeader + length)], granule))
                 offset += Self.recordHeader + length
             }
