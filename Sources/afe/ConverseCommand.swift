@@ -73,7 +73,7 @@ enum ConverseCommand {
         let completed = listener.waitForEnd(timeout: .seconds(70))
         if result.stoppedSample != nil { listener.waitForInterruption(timeout: .seconds(2)) }
         tts.cancelStreamInputTts()
-        if let failure = listener.lock.withLock({ listener.failure }) { throw failure }
+        if let failure = listener.dialog.failure { throw failure }
         guard completed else { throw RunFailure(message: "converse: the recognizer did not complete within 70 s of the end of audio") }
         if let failure = listener.lock.withLock({ listener.synthesisFailure }) {
             throw RunFailure(message: "converse: the speech synthesis failed: \(redactor.redact(failure))")

@@ -10,17 +10,14 @@ import Synchronization
 final class ConverseListener: NeoNuiSdkDelegate, NeoNuiStreamInputTtsDelegate, @unchecked Sendable { // state under `lock`
     /// Mic samples pushed so far: the audio clock (the loop advances it; callbacks read it).
     let clock = Atomic<Int>(0)
-    /// Echo-cancelled samples received (EVENT_AEC_DATA): the loop waits for each buffer's.
-    let processedSamples = Atomic<Int>(0)
+    /// The dialog's end and the echo-cancelled samples received (the loop waits for each buffer's).
+    let dialog = DialogEnd()
     /// The front end's barge-in decision reached the SDK (set on the drain thread as the SDK gets it).
     let bargeInSeen = Atomic<Bool>(false)
-    let isOver = Atomic<Bool>(false)
-    private let ended = DispatchSemaphore(value: 0)
     private let interrupted = DispatchSemaphore(value: 0)
     private let quiet: Bool
     let lock = NSLock()
     // Under `lock`:
-    private(set) var failure: NuiFailure?
     /// When each partial result arrived (audio clock).
     private(set) var partialSamples: [(sample: Int, at: ContinuousClock.Instant)] = []
     private(set) var speechStartSamples: [Int] = []
@@ -61,12 +58,13 @@ final class ConverseListener: NeoNuiSdkDelegate, NeoNuiStreamInputTtsDelegate, @
     /// The loop pushed its last buffer: later callbacks are timed by the wall clock from here.
     func clockStopped() { let sample = clock.load(ordering: .acquiring); lock.withLock { clockEnd = (sample, .now) } }
 
-    func waitForEnd(timeout: Duration) -> Bool { ended.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000))) == .success }
+    func waitForEnd(timeout: Duration) -> Bool { dialog.wait(timeout: timeout) }
 
     // MARK: Recognition (NeoNui)
 
     func onNuiEventCallback(_ nuiEvent: NuiCallbackEvent, dialog: Int, kwsResult wuw: UnsafePointer<CChar>?,
                             asrResult asr_result: UnsafePointer<CChar>?, ifFinish finish: Bool, retCode code: Int32) {
+        if DialogEnd.ends(nuiEvent) { return self.dialog.record(nuiEvent, command: "converse", retCode: code, result: asr_result) }
         let at = now
         switch nuiEvent {
         case .EVENT_VAD_START:
@@ -77,12 +75,6 @@ final class ConverseListener: NeoNuiSdkDelegate, NeoNuiStreamInputTtsDelegate, @
             let message = ResultMessage(asr_result)
             lock.withLock { finals.append(ConverseFinal(text: message.text, begin: message.beginMilliseconds, end: message.endMilliseconds, arrival: at, arrivedAt: .now)) }
             if !quiet { print("  heard \(message.span): " + message.text) }
-        case .EVENT_ASR_ERROR:
-            let error = NuiFailure.dialog("converse", retCode: code, result: asr_result)
-            lock.withLock { failure = error }
-            end()
-        case .EVENT_TRANSCRIBER_COMPLETE:
-            end()
         default:
             break
         }
@@ -90,12 +82,7 @@ final class ConverseListener: NeoNuiSdkDelegate, NeoNuiStreamInputTtsDelegate, @
 
     func onNuiAssistEventCallback(_ nuiEvent: NuiCallbackEvent, info: UnsafeMutablePointer<CChar>?, infoLen info_len: Int32,
                                   buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
-        if nuiEvent == .EVENT_AEC_DATA { processedSamples.add(Int(len) / 2, ordering: .releasing) }
-    }
-
-    private func end() {
-        isOver.store(true, ordering: .releasing)
-        ended.signal()
+        dialog.count(nuiEvent, length: len)
     }
 
     // MARK: Synthesis (NeoNuiStreamInputTts)

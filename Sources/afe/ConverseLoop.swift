@@ -106,7 +106,7 @@ struct ConverseLoop {
                 stopRequested = true
                 result.decisionSeenSample = clock
             }
-            if listener.isOver.load(ordering: .acquiring) { break }
+            if listener.dialog.isOver.load(ordering: .acquiring) { break }
             let userDone = userPlaced && clock >= result.userStartSample + user.samples.count + Int(options.tailSeconds * Double(rate))
             let answerDone = !options.playback || result.stoppedSample != nil || result.drainedSample != nil
                 || listener.lock.withLock({ listener.synthesisFailure != nil })
@@ -142,8 +142,8 @@ struct ConverseLoop {
     /// Offline: waits until the front end put out the buffer just pushed (its events are then delivered too).
     private func waitForFrontEnd(_ pushed: Int) -> Bool {
         let start = ContinuousClock.now
-        while listener.processedSamples.load(ordering: .acquiring) < pushed {
-            if listener.isOver.load(ordering: .acquiring) || ContinuousClock.now - start > .seconds(2) { return false }
+        while listener.dialog.processedSamples.load(ordering: .acquiring) < pushed {
+            if listener.dialog.isOver.load(ordering: .acquiring) || ContinuousClock.now - start > .seconds(2) { return false }
             usleep(100)
         }
         return true

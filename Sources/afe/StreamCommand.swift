@@ -56,7 +56,7 @@ enum StreamCommand {
         var pushed = 0
         // A chunk the SDK refused in part is dropped and counted by the SDK (the summary's drops), not pushed again.
         func result(_ code: NuiResultCode, _ count: Int) -> PushResult {
-            let over = code == .NUI_ERR_NO_DIALOG || listener.isOver.load(ordering: .acquiring)
+            let over = code == .NUI_ERR_NO_DIALOG || listener.dialog.isOver.load(ordering: .acquiring)
             return PushResult(status: over ? .notRunning : .ok, accepted: count)
         }
         func bytes(_ samples: UnsafeBufferPointer<Int16>) -> UnsafePointer<CChar>? {
@@ -68,8 +68,8 @@ enum StreamCommand {
             return result(code, samples.count)
         }, pushMic: { samples in
             let waitStart = ContinuousClock.now
-            while !realtime, !listener.isOver.load(ordering: .acquiring),
-                  Double(pushed) / rate - Double(listener.processedSamples.load(ordering: .acquiring)) / processingRate > maximumLead,
+            while !realtime, !listener.dialog.isOver.load(ordering: .acquiring),
+                  Double(pushed) / rate - Double(listener.dialog.processedSamples.load(ordering: .acquiring)) / processingRate > maximumLead,
                   ContinuousClock.now - waitStart < .seconds(5) {
                 usleep(1000)
             }

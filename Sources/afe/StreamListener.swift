@@ -10,13 +10,8 @@ final class StreamListener: NeoNuiSdkDelegate, @unchecked Sendable { // mutable 
     private let partials: Bool?
     private let inPlace: Bool
     private var pending = false
-    private let ended = DispatchSemaphore(value: 0)
-    /// Samples of echo-cancelled audio received (EVENT_AEC_DATA), at the processing rate.
-    let processedSamples = Atomic<Int>(0)
-    /// Whether the dialog ended (completed or failed); the feeder stops on it.
-    let isOver = Atomic<Bool>(false)
-    private let failureLock = NSLock()
-    private var failureText: NuiFailure?
+    /// The dialog's end and the echo-cancelled samples received; the feeder stops on its end.
+    let dialog = DialogEnd()
 
     init(partials: Bool?, inPlace: Bool) {
         self.partials = partials
@@ -25,12 +20,17 @@ final class StreamListener: NeoNuiSdkDelegate, @unchecked Sendable { // mutable 
 
     /// Waits for EVENT_TRANSCRIBER_COMPLETE or EVENT_ASR_ERROR; throws the error's one line.
     func waitForEnd() throws {
-        ended.wait()
-        if let failure = failureLock.withLock({ failureText }) { throw failure }
+        _ = dialog.wait()
+        if let failure = dialog.failure { throw failure }
     }
 
     func onNuiEventCallback(_ nuiEvent: NuiCallbackEvent, dialog: Int, kwsResult wuw: UnsafePointer<CChar>?,
                             asrResult asr_result: UnsafePointer<CChar>?, ifFinish finish: Bool, retCode code: Int32) {
+        if DialogEnd.ends(nuiEvent) {
+            clear()
+            fflush(nil)
+            return self.dialog.record(nuiEvent, command: "stream", retCode: code, result: asr_result)
+        }
         let message = ResultMessage(asr_result)
         switch nuiEvent {
         case .EVENT_TRANSCRIBER_STARTED:
@@ -49,12 +49,6 @@ final class StreamListener: NeoNuiSdkDelegate, @unchecked Sendable { // mutable 
             print("  translation: \(message.text)")
         case .EVENT_MIC_ERROR:
             print("  mic: \(asr_result.map { String(cString: $0) } ?? "no audio")")
-        case .EVENT_ASR_ERROR:
-            let failure = NuiFailure.dialog("stream", retCode: code, result: asr_result)
-            failureLock.withLock { failureText = failure }
-            end()
-        case .EVENT_TRANSCRIBER_COMPLETE:
-            end()
         default:
             break
         }
@@ -62,17 +56,11 @@ final class StreamListener: NeoNuiSdkDelegate, @unchecked Sendable { // mutable 
 
     func onNuiAssistEventCallback(_ nuiEvent: NuiCallbackEvent, info: UnsafeMutablePointer<CChar>?, infoLen info_len: Int32,
                                   buffer: UnsafeMutablePointer<CChar>?, len: Int32) {
-        if nuiEvent == .EVENT_AEC_DATA { processedSamples.add(Int(len) / 2, ordering: .releasing) }
+        dialog.count(nuiEvent, length: len)
     }
 
     private func clear() {
         if pending { print("\r\u{1B}[K", terminator: ""); pending = false }
     }
 
-    private func end() {
-        clear()
-        fflush(nil)
-        isOver.store(true, ordering: .releasing)
-        ended.signal()
-    }
 }
