@@ -69,6 +69,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--silence-timeout", type=float)
     parser.add_argument("--heartbeat-interval", type=float, default=10.0,
                         help="DashScope heartbeat=true: a heartbeat result per this much silent audio (default 10)")
+    parser.add_argument("--partial-interval-ms", type=int, default=200,
+                        help="a partial result per this much speech audio (default 200: 5 per second; 100 for 10/s)")
     parser.add_argument("--exit-on-stdin-eof", action=argparse.BooleanOptionalAction, default=True,
                         help="exit when stdin (a pipe or socket) reaches end of file (default on)")
     tts.add_arguments(parser)
@@ -79,6 +81,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         parser.error(str(error))
     if not loopback(args.host):
         parser.error(f"--host {args.host}: only loopback addresses (127.0.0.0/8, ::1, localhost) are allowed")
+    if args.partial_interval_ms < 10:
+        parser.error(f"--partial-interval-ms {args.partial_interval_ms}: at least 10 (one 10 ms frame)")
     if bool(args.tls_cert) != bool(args.tls_key):
         parser.error("--tls-cert and --tls-key go together")
     return args
@@ -118,7 +122,7 @@ async def main(args: argparse.Namespace) -> int:
         recognizer=args.recognizer, api_key=args.api_key, nls_appkey=args.nls_appkey, faults=args.parsed_faults,
         translate=args.translate, energy_threshold_db=args.energy_threshold_db, idle_timeout=args.idle_timeout,
         no_audio_timeout=args.no_audio_timeout, silence_timeout=args.silence_timeout,
-        heartbeat_interval=args.heartbeat_interval)
+        heartbeat_interval=args.heartbeat_interval, partial_interval_ms=args.partial_interval_ms)
     config.tts = tts.settings(args)
     log = EventLog(args.log)
     if args.recognizer == "pocketsphinx":

@@ -205,6 +205,29 @@ def mutated(message: str, path: str, value=None, delete: bool = False) -> str:
     return json.dumps(data)
 
 
+class PartialIntervalTests(s.ServerTestCase):
+    """--partial-interval-ms: partials at 10 per second of speech (the one-hour soak's rate) instead of 5."""
+
+    SERVER_ARGS = ("--partial-interval-ms", "100")
+
+    def test_partials_come_at_the_interval_and_the_finals_do_not_change(self):
+        messages = run(s.dashscope_session(self.server, s.tone_bursts()))
+        sentences = [m["payload"]["output"]["sentence"] for m in messages[1:-1]]
+        first = [x for x in sentences if x["sentence_id"] == 1 and not x["sentence_end"]]
+        # Sentence 1 is 1200 ms of speech: one partial at its start, then one per 100 ms (13 in all; the default
+        # 200 ms gives 7).
+        self.assertEqual(len(first), 13, [x["text"] for x in first])
+        finals = [x for x in sentences if x["sentence_end"]]
+        self.assertEqual([(f["begin_time"], f["end_time"], f["text"]) for f in finals],
+                         [(500, 1700, " ".join(nato(0, 4)) + "."), (3500, 4200, " ".join(nato(3, 3)) + ".")])
+
+    def test_an_interval_below_one_frame_is_refused(self):
+        result = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "server.py"),
+                                 "--partial-interval-ms", "5"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--partial-interval-ms 5: at least 10", result.stderr)
+
+
 class DashScopeValidationTests(s.ServerTestCase):
     """Every malformed or out-of-order client message gets the documented task-failed, then the socket closes."""
 

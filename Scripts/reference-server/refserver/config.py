@@ -20,6 +20,7 @@ class ServerConfig:
     no_audio_timeout: float | None = None
     silence_timeout: float | None = None
     heartbeat_interval: float = 10.0
+    partial_interval_ms: int = 200  # a partial per this much speech audio
 
     def idle(self, default: float) -> float:
         return default if self.idle_timeout is None else self.idle_timeout

@@ -140,6 +140,7 @@ class DashScopeSession(Session):
             max_sentence_silence_ms=1000 if semantic else request.parameters.get("max_sentence_silence", 1300),
             multi_threshold=not semantic and request.flag("multi_threshold_mode_enabled", False),
             partials=partials,
+            partial_interval_ms=self.config.partial_interval_ms,
             heartbeat_interval_ms=int(self.config.heartbeat_interval * 100) * 10 if heartbeat else None,
             silence_timeout_ms=None if heartbeat else int(silence * 1000))
 

@@ -142,7 +142,8 @@ class NlsSession(Session):
             threshold_db=self.config.energy_threshold_db + 10.0 * settings.get("speech_noise_threshold", 0),
             max_sentence_silence_ms=1000 if semantic else settings["max_sentence_silence"],
             multi_threshold=not semantic and settings.get("enable_multi_thresh_mod", False),
-            partials=settings.get("enable_intermediate_result", False))
+            partials=settings.get("enable_intermediate_result", False),
+            partial_interval_ms=self.config.partial_interval_ms)
 
     async def started(self) -> None:
         self.state = STARTED

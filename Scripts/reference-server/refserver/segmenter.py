@@ -17,7 +17,7 @@ FRAME = 160  # samples per 10 ms at 16 kHz
 FRAME_MS = 10
 MIN_SPEECH_FRAMES = 5  # 50 ms of consecutive speech opens a sentence
 PREROLL_FRAMES = 20  # audio before the sentence given to the recogniser for context
-PARTIAL_INTERVAL_FRAMES = 20  # a partial result every 200 ms of audio while speech continues
+PARTIAL_INTERVAL_MS = 200  # default: a partial result every 200 ms of audio while speech continues
 MULTI_THRESHOLD_AFTER_FRAMES = 600  # multi-threshold mode: after 6 s of sentence ...
 MULTI_THRESHOLD_SILENCE_FRAMES = 30  # ... 300 ms of silence are enough to end it
 MAX_SENTENCE_FRAMES = 6000  # a sentence is cut after 60 s whatever the silence
@@ -29,6 +29,7 @@ class SegmenterSettings:
     max_sentence_silence_ms: int = 1300
     multi_threshold: bool = False
     partials: bool = True
+    partial_interval_ms: int = PARTIAL_INTERVAL_MS  # --partial-interval-ms
     heartbeat_interval_ms: int | None = None  # heartbeat results during silence (heartbeat=true)
     silence_timeout_ms: int | None = None  # give up after this much continuous non-speech audio
 
@@ -149,7 +150,7 @@ class SpeechSegmenter:
             self._end_sentence(self.last_speech_frame + 1, events)
         elif index - self.begin_frame + 1 >= MAX_SENTENCE_FRAMES:
             self._end_sentence(index + 1, events)
-        elif (index - self.begin_frame) % PARTIAL_INTERVAL_FRAMES == MIN_SPEECH_FRAMES - 1 \
+        elif (index - self.begin_frame) % max(1, self.settings.partial_interval_ms // FRAME_MS) == MIN_SPEECH_FRAMES - 1 \
                 and self.last_speech_frame > self.last_partial_speech:
             self._partial(index, events, first=False)
 

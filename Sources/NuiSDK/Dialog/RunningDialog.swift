@@ -18,6 +18,8 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
     var taskId: String?
     /// ``NeoNui/callbackDrops`` when the dialog started (its end logs the drops since).
     var callbackDropsAtStart = NuiCallbackDrops()
+    /// Trims the heap once a minute while the dialog runs (``MemoryTrim/periodic(every:)``).
+    private let trimTimer = MemoryTrim.periodic()
 
     init(number: Int, core: RecognitionCore, audio: DialogAudio, puller: AudioPuller?) {
         self.number = number
@@ -26,6 +28,8 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
         self.puller = puller
     }
 
+    deinit { trimTimer.cancel() }
+
     /// Stops the pull thread and the WAV writer, then trims the heap (``MemoryTrim``) on a background queue. Once;
     /// call without NeoNui's locks. The core goes with the last reference to this dialog: NeoNui drops its own
     /// in the same call (nothing holds a dialog's core after `nui_release` returns).
@@ -33,6 +37,7 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
         guard !alreadyCleaned else { return }
         puller?.stop()
         audio.recorder?.stop()
+        trimTimer.cancel()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { MemoryTrim.afterDialog() }
     }
 }
