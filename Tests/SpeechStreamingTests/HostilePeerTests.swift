@@ -177,10 +177,13 @@ final class HostileFloodTests: XCTestCase {
             let statistics = run.session.statistics
             let sent = flood["sent"] as? Int ?? -1
             print("hostile \(family) flood: server sent \(sent) results (+1 final) in \(flood["seconds"] ?? "?") s; "
-                  + "delivered \(results), stream dropped \(statistics.streamEventsDropped), \(String(format: "%.1f", Date().timeIntervalSince(began))) s, "
+                  + "delivered \(results), dropped \(statistics.eventsDropped) (delegate behind), "
+                  + "stream dropped \(statistics.streamEventsDropped), \(String(format: "%.1f", Date().timeIntervalSince(began))) s, "
                   + "RSS \(rssBefore) → \(residentMiB()) MiB")
             XCTAssertGreaterThan(sent, 50_000, "\(family): the server could not flood")
-            XCTAssertEqual(results, sent + 1, "\(family): the delegate gets every result")
+            // A delegate more than 16,384 events behind (a loaded machine) loses the overflow, counted.
+            XCTAssertEqual(results + statistics.eventsDropped, sent + 1, "\(family): every result delivered or counted")
+            XCTAssertLessThan(statistics.eventsDropped, sent / 10, "\(family): the delegate kept up with most")
             Thread.sleep(forTimeInterval: 0.3) // the delivery queue yields to the sequence after the delegate
             XCTAssertEqual(run.session.statistics.streamEventsDropped, 0,
                            "\(family): a sequence nobody asked for keeps (and drops) nothing")
