@@ -93,7 +93,7 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
             guard var current = window else { return false }
             if current.stopped { // the audio ended; the drop counts still belong to the dialog until it ends
                 if case .audio(let chunk) = event { // produced (and, in PCM, sent) before the end, its event after
-                    guard let clipped = current.clip(chunk, before: format == .pcm ? rt.sentEnd.load(ordering: .acquiring) : .max)
+                    guard let clipped = current.clip(chunk, before: format == .pcm ? rt.sentEnd : .max)
                     else { return false }
                     current.taken += clipped.samples.count
                     window = current
@@ -167,13 +167,16 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
 
     /// Whether PCM the processing thread sent for the dialog has not come back as its audio events yet (the
     /// drain lags the socket): the dialog's completion waits for them, so its summary and its audio callbacks are
-    /// whole. Any thread.
-    func audioPending() -> Bool {
+    /// whole. `handledEnd`: the end of the audio events the event thread has handled (dialog positions). With
+    /// ``RecognitionConfiguration/reportsAudio`` the events are what must come first, and the drain's count
+    /// (`taken`) runs ahead of them: it grows before the chunk's message is posted, let alone handled. Without
+    /// it only the drain's count matters (the summary's totals). Event thread.
+    func audioPending(handledEnd: Int) -> Bool {
         guard format == .pcm else { return false }
         return window.withLock { window in
             guard let current = window else { return false }
-            let sent = rt.sentEnd.load(ordering: .acquiring)
-            return sent > current.start && current.start + current.taken < sent
+            let sent = rt.sentEnd - current.start
+            return sent > 0 && (reportsAudio ? handledEnd : current.taken) < sent
         }
     }
 
@@ -192,7 +195,7 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
 
     private func endAudio(_ current: inout DialogWindow) {
         current.stopped = true
-        rt.ended.store(true, ordering: .releasing)
+        rt.end() // from here on nothing more is sent, and ``RealTimeWindow/sentEnd`` stays where it is
         session.stop() // what was sent goes out, then finish-task / StopTranscription
     }
 

@@ -76,10 +76,22 @@ final class RealTimeWindow: @unchecked Sendable { // atomics; `granule` processi
     private let preSkip = Atomic<Int>(0)
     /// The audio ended (its last part went with the end mark, or the control thread ended it).
     let ended = Atomic<Bool>(false)
-    /// End of the output the processing thread sent to the client (PCM), output samples.
-    let sentEnd = Atomic<Int>(0)
+    /// End of the output the processing thread sent to the client (PCM, output samples) times two, plus one once
+    /// the audio ended. The processing thread publishes a chunk with a compare-exchange that fails once the end
+    /// bit is set, so a chunk it clipped before ``end()`` but had not published yet is not sent after it, and the
+    /// end the completion waits for (``AudioForwarder/audioPending(handledEnd:)``) cannot grow behind its back.
+    private let sent = Atomic<Int>(0)
     /// Granule positions of the dialog's Opus stream so far (processing thread).
     private var granule = 0
+
+    /// End of the output sent to the client (PCM), output samples. Any thread.
+    var sentEnd: Int { sent.load(ordering: .acquiring) >> 1 }
+
+    /// Ends the audio from outside the processing thread: nothing more is sent, ``sentEnd`` stays. Any thread.
+    func end() {
+        sent.bitwiseOr(1, ordering: .acquiringAndReleasing)
+        ended.store(true, ordering: .releasing)
+    }
 
     /// Opens the window at output sample `start`. Control thread.
     func open(start: Int, start48k: Int, preSkip: Int) {
@@ -104,8 +116,11 @@ final class RealTimeWindow: @unchecked Sendable { // atomics; `granule` processi
         let from = max(position, first), to = min(position + count, last)
         let ends = last != .max && position + count >= last
         guard from < to || ends else { return nil }
+        // The one writer of the value: the exchange fails only when ``end()`` set the end bit since the check.
+        let old = sent.load(ordering: .acquiring)
+        guard old & 1 == 0, sent.compareExchange(expected: old, desired: max(from, to) << 1 | (ends ? 1 : 0),
+                                                 ordering: .acquiringAndReleasing).exchanged else { return nil }
         if ends { ended.store(true, ordering: .releasing) }
-        sentEnd.store(max(from, to), ordering: .releasing)
         return (from, max(from, to), ends)
     }
 

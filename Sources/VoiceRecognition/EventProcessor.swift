@@ -21,9 +21,13 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         var frontEndDrops: @Sendable (DropCounts) -> DropCounts? = { _ in nil }
         /// A dialog on an engine: its audio totals (nil for a standalone dialog).
         var dialogAudio: @Sendable () -> DialogAudioTotals? = { nil }
-        /// A dialog on an engine: whether audio the processing thread sent for it has not reached its events yet
-        /// (the drain lags). Its completion waits for that audio (at most ``completionWait``).
-        var audioPending: @Sendable () -> Bool = { false }
+        /// A dialog on an engine: whether audio the processing thread sent for it has not reached the event
+        /// thread yet (the drain lags), given the end of the audio events this thread has handled (dialog
+        /// positions). Its completion waits for that audio (at most ``completionWait``). The end handled here,
+        /// not what the drain took: the drain counts a chunk before its message is handled, and a completion in
+        /// the same batch (or handled while the chunk's message waits for the next one) would go first and end
+        /// the dialog before it (EVENT_AEC_DATA lost after EVENT_TRANSCRIBER_COMPLETE).
+        var audioPending: @Sendable (_ handledEnd: Int) -> Bool = { _ in false }
     }
 
     /// How long a dialog's completion may wait for the audio events of what it sent: the drain delivers them,
@@ -55,6 +59,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private var silenceReported = false
     /// The service's completion, held until the dialog's audio events are in (see ``Hooks/audioPending``).
     private var pendingCompletion: (rawJSON: String?, since: ContinuousClock.Instant)?
+    /// End of the audio events handled so far (dialog positions, output samples).
+    private var audioHandledEnd = 0
 
     init(shared: SharedState, hooks: Hooks, clock: any RecognitionClock, configuration: RecognitionConfiguration) {
         self.shared = shared
@@ -68,7 +74,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
-        if let pending = pendingCompletion, !hooks.audioPending() || ContinuousClock.now - pending.since >= Self.completionWait {
+        if let pending = pendingCompletion, !hooks.audioPending(audioHandledEnd) || ContinuousClock.now - pending.since >= Self.completionWait {
             pendingCompletion = nil
             complete(rawJSON: pending.rawJSON)
             return true
@@ -119,6 +125,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     private func handle(_ event: FrontEndEvent) {
         switch event {
         case .audio(let chunk):
+            audioHandledEnd = max(audioHandledEnd, chunk.position + chunk.samples.count)
             if reportsAudio { deliver(.audio(chunk)) }
         case .speechStarted(let milliseconds):
             segments.append(SpeechSegment(startMilliseconds: milliseconds, endMilliseconds: nil))
@@ -163,7 +170,7 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .translation(let translation): deliver(.translation(translation))
         case .reconnecting(let reconnection): deliver(.reconnecting(reconnection))
         case .completed(let completed):
-            if hooks.audioPending() { pendingCompletion = (completed.rawJSON, ContinuousClock.now); return } // wall time: a test clock may stand still
+            if hooks.audioPending(audioHandledEnd) { pendingCompletion = (completed.rawJSON, ContinuousClock.now); return } // wall time: a test clock may stand still
             complete(rawJSON: completed.rawJSON)
         case .error(let error):
             end(with: .error(.service(error)))

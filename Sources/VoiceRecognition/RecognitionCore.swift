@@ -113,7 +113,7 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
                     DialogAudioTotals(micSamples: $0.micBytes / (2 * micChannels), outputSamples: $0.outputSamples)
                 }
             },
-            audioPending: { forwarder.audioPending() }),
+            audioPending: { forwarder.audioPending(handledEnd: $0) }),
             clock: clock, configuration: configuration)
     }
 
