@@ -5,9 +5,10 @@ import VoiceRecognition
 
 extension NeoNui {
     /// Turns one event of a dialog's core into callbacks. Runs on the core's event thread; takes NeoNui's lock only
-    /// briefly and posts every callback to the callback thread.
+    /// briefly and posts every callback to the callback thread. The detached check is an atomic load (an audio
+    /// chunk takes no NeoNui lock here); events re-check it under the lock the detach takes (``deliverEvent``).
     func handle(_ event: RecognitionEvent, of running: RunningDialog) {
-        guard !lock.withLock({ running.detached }) else { return }
+        guard !running.detached else { return }
         let number = running.number
         switch event {
         case .started(let started):
@@ -62,15 +63,16 @@ extension NeoNui {
     }
 
     /// EVENT_AEC_DATA: the processed chunk as 16-bit PCM through `onNuiAssistEventCallback`; with save_wav also
-    /// into aec_output.wav.
+    /// into aec_output.wav. The callback gets the chunk's own storage, no copy: the buffer is read-only for it
+    /// (the C listener's `const char *buffer`; see ``NeoNuiSdkDelegate/onNuiAssistEventCallback(_:info:infoLen:buffer:len:)``).
     private func deliverAudio(_ chunk: AudioChunk, recorder: DebugWavRecorder?) {
         let samples = chunk.samples
         if let recorder { samples.withUnsafeBytes { recorder.record(.aecOutput, $0) } }
         deliver(droppable: .aecData) { delegate in
-            var copy = samples
-            copy.withUnsafeMutableBytes { bytes in
+            samples.withUnsafeBytes { bytes in
                 delegate.onNuiAssistEventCallback(.EVENT_AEC_DATA, info: nil, infoLen: 0,
-                                                  buffer: bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+                                                  buffer: UnsafeMutableRawPointer(mutating: bytes.baseAddress)?
+                                                      .assumingMemoryBound(to: CChar.self),
                                                   len: Int32(bytes.count))
             }
         }

@@ -31,7 +31,8 @@ public protocol NeoNuiSdkDelegate: AnyObject {
     func onNuiRmsChanged(_ rms: Float)
 
     /// Auxiliary data: `EVENT_AEC_DATA` with the echo-cancelled audio (16-bit mono PCM at the processing rate) in
-    /// `buffer`; `info` is null.
+    /// `buffer`; `info` is null. `buffer` is the SDK's, valid during the call and read-only (the C listener's
+    /// `const char *`; the pointer type mirrors the Objective-C signature): copy what you keep, never write to it.
     func onNuiAssistEventCallback(_ nuiEvent: NuiCallbackEvent, info: UnsafeMutablePointer<CChar>?, infoLen info_len: Int32,
                                   buffer: UnsafeMutablePointer<CChar>?, len: Int32)
 

@@ -1,15 +1,22 @@
 import Foundation
+import Synchronization
 import VoiceRecognition
 
 /// One dialog between `nui_dialog_start` and its end: the core, its audio paths and the bookkeeping of what was
 /// already reported. The flags are guarded by NeoNui's `lock`.
-final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.lock
+final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.lock (`detached` atomic)
     let number: Int
     let core: RecognitionCore
     let audio: DialogAudio
     let puller: AudioPuller?
-    /// Set when NeoNui ended the dialog itself (forced cancel, release): later core events are dropped.
-    var detached = false
+    /// Set when NeoNui ended the dialog itself (forced cancel, release): later core events are dropped. Written
+    /// under NeoNui's lock (with the state it goes with); read there too (``NeoNui/deliverEvent``), and without
+    /// it by the event thread's check of each event (one atomic load, not the lock, per 10 ms chunk).
+    var detached: Bool {
+        get { detachedFlag.load(ordering: .acquiring) }
+        set { detachedFlag.store(newValue, ordering: .releasing) }
+    }
+    private let detachedFlag = Atomic<Bool>(false)
     /// Whether STATE_PAUSE was reported.
     var pauseReported = false
     /// Whether the threads and files were stopped.
