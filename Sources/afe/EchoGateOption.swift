@@ -4,7 +4,7 @@ import AudioFrontEnd
 /// matrix (``FrontEndConfiguration/EchoGate``); keys not given keep the library's defaults.
 enum EchoGateOption {
     static let keys = "hold-ms, resume-ms, after-ms, converged-db, echo-margin-db, residual-margin-db, playback-onset-ms, "
-        + "playback-gap-ms, backdate-ms, tail-ms, tail-margin-db"
+        + "playback-gap-ms, backdate-ms, tail-ms, tail-margin-db, strong-onset-ms, strong-residual-db, strong-reduction-db"
 
     static func parse(_ text: String, into gate: inout FrontEndConfiguration.EchoGate) throws {
         for (key, number, whole) in try KeyValueOption.pairs(text, option: "--echo-gate", keys: keys) {
@@ -20,6 +20,9 @@ enum EchoGateOption {
             case "backdate-ms": gate.startBackdateMilliseconds = whole
             case "tail-ms": gate.tailDecayMilliseconds = whole
             case "tail-margin-db": gate.tailMarginDecibels = number
+            case "strong-onset-ms": gate.strongOnsetMilliseconds = whole
+            case "strong-residual-db": gate.strongResidualDecibels = number
+            case "strong-reduction-db": gate.strongReductionDecibels = number
             default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(key)' (keys: \(keys))")
             }
         }

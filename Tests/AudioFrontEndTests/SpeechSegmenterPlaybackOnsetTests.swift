@@ -20,6 +20,29 @@ final class SpeechSegmenterPlaybackOnsetTests: XCTestCase {
         runs.flatMap { [(gated: Bool, detector: Bool)](repeating: ($0.gated, $0.detector), count: $0.count) }
     }
 
+    func testStrongEvidenceCompletesTheOnsetEarly() throws {
+        // 30 frames needed, or 10 with strong evidence: 5 weak frames, then strong ones; the start is the onset's
+        // first frame either way.
+        var segmenter = try SpeechSegmenter()
+        let onset = SpeechSegmenter.Onset(frames: 30, misses: 10, strongFrames: 10)
+        var found: (frame: Int, event: SpeechSegmenter.Event)?
+        for i in 0..<60 where found == nil {
+            let speech = i >= 5
+            if let e = segmenter.process(isSpeech: speech, detectorSpeech: speech, onset: onset, strongEvidence: i >= 10) {
+                found = (i, e)
+            }
+        }
+        guard case .speechStart(let at, let detected)? = found?.event else { return XCTFail("\(String(describing: found))") }
+        XCTAssertEqual(at.frame, 5)
+        XCTAssertEqual(detected.frame, 20) // the 10th strong frame is frame 19
+        // Strong evidence on frames that are not speech (gated out) does not count: 10 speech frames, 9 misses.
+        segmenter.reset()
+        var events = 0
+        for i in 0..<19 where segmenter.process(isSpeech: i % 2 == 0, detectorSpeech: true, onset: onset,
+                                                strongEvidence: i % 2 == 1) != nil { events += 1 }
+        XCTAssertEqual(events, 0)
+    }
+
     func testOnsetSurvivesAllowedMissesAndNoMore() throws {
         let onset = SpeechSegmenter.Onset(frames: 40, misses: 10)
         // 20 speech, 10 rejected, 20 speech: 40 speech frames with 10 misses start a segment at the first frame.

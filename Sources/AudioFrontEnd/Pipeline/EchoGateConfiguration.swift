@@ -59,17 +59,33 @@ extension FrontEndConfiguration {
         /// How far above the tail envelope plus its learned offset the output must stand to start a segment
         /// during playback, dB (0...60). Default 10, chosen with ``tailDecayMilliseconds``.
         public var tailMarginDecibels: Float
+        /// While the far end plays, this much speech with strong near-end evidence completes a playback onset
+        /// before ``playbackOnsetMilliseconds``, ms (0...2000, multiple of 10; 0: off). A frame has strong evidence
+        /// when the gate allows it, its output stands ``strongResidualDecibels`` above the running residual level
+        /// and its level fell through the canceller ``strongReductionDecibels`` less than the running echo
+        /// reduction: a talker's syllables often do, a leak of echo rarely does. The start is back-dated as any
+        /// playback onset's, so only the moment it is known and whether a broken run still starts change. Default
+        /// 100 ms, 20 dB, 20 dB, chosen on the scenario matrix's tuning half (`--half tune --vad-only`, defaults
+        /// otherwise; an exact offline replica of the gate and segmenter fed by per-frame traces of the 25 scenes
+        /// with a far end, then confirmed with `afe`): see the commit and Scripts/scenarios/README.md.
+        public var strongOnsetMilliseconds: Int
+        /// See ``strongOnsetMilliseconds``, dB (0...60). Default 20.
+        public var strongResidualDecibels: Float
+        /// See ``strongOnsetMilliseconds``, dB (0...60). Default 20.
+        public var strongReductionDecibels: Float
 
         /// The defaults of `playbackOnsetMilliseconds` (300), `playbackOnsetGapMilliseconds` (100),
         /// `startBackdateMilliseconds` (400), `residualMarginDecibels` (12), `tailDecayMilliseconds` (600) and
-        /// `tailMarginDecibels` (10) were chosen on the scenario matrix's
+        /// `tailMarginDecibels` (10), `strongOnsetMilliseconds` (100), `strongResidualDecibels` (20) and
+        /// `strongReductionDecibels` (20) were chosen on the scenario matrix's
         /// tuning half (Scripts/scenarios, `--half tune`, the VAD rows); the others on `doubletalk_ser0db_16k.wav`
         /// (FrontEndEchoTests).
         public init(holdMilliseconds: Int = 300, resumeMilliseconds: Int = 300, afterPlaybackMilliseconds: Int = 2000,
                     convergedDecibels: Float = 15, echoMarginDecibels: Float = 10, residualMarginDecibels: Float = 12,
                     playbackOnsetMilliseconds: Int = 300, playbackOnsetGapMilliseconds: Int = 100,
                     startBackdateMilliseconds: Int = 400, tailDecayMilliseconds: Int = 600,
-                    tailMarginDecibels: Float = 10) {
+                    tailMarginDecibels: Float = 10, strongOnsetMilliseconds: Int = 100,
+                    strongResidualDecibels: Float = 20, strongReductionDecibels: Float = 20) {
             self.holdMilliseconds = holdMilliseconds
             self.resumeMilliseconds = resumeMilliseconds
             self.afterPlaybackMilliseconds = afterPlaybackMilliseconds
@@ -81,6 +97,9 @@ extension FrontEndConfiguration {
             self.startBackdateMilliseconds = startBackdateMilliseconds
             self.tailDecayMilliseconds = tailDecayMilliseconds
             self.tailMarginDecibels = tailMarginDecibels
+            self.strongOnsetMilliseconds = strongOnsetMilliseconds
+            self.strongResidualDecibels = strongResidualDecibels
+            self.strongReductionDecibels = strongReductionDecibels
         }
 
         /// Throws ``AudioFrontEndError`` (invalid configuration) naming the first setting out of range.
@@ -90,7 +109,8 @@ extension FrontEndConfiguration {
                                          (afterPlaybackMilliseconds, 10000, "echo gate afterPlaybackMilliseconds"),
                                          (playbackOnsetGapMilliseconds, 1000, "echo gate playbackOnsetGapMilliseconds"),
                                          (startBackdateMilliseconds, 2000, "echo gate startBackdateMilliseconds"),
-                                         (tailDecayMilliseconds, 5000, "echo gate tailDecayMilliseconds")] {
+                                         (tailDecayMilliseconds, 5000, "echo gate tailDecayMilliseconds"),
+                                         (strongOnsetMilliseconds, 2000, "echo gate strongOnsetMilliseconds")] {
                 try AudioFrontEndError.check(value, in: 0...limit, name)
                 try AudioFrontEndError.checkMultiple(value, of: 10, name)
             }
@@ -99,7 +119,9 @@ extension FrontEndConfiguration {
             for (value, name) in [(convergedDecibels, "echo gate convergedDecibels"),
                                   (echoMarginDecibels, "echo gate echoMarginDecibels"),
                                   (residualMarginDecibels, "echo gate residualMarginDecibels"),
-                                  (tailMarginDecibels, "echo gate tailMarginDecibels")] {
+                                  (tailMarginDecibels, "echo gate tailMarginDecibels"),
+                                  (strongResidualDecibels, "echo gate strongResidualDecibels"),
+                                  (strongReductionDecibels, "echo gate strongReductionDecibels")] {
                 try AudioFrontEndError.check(value, in: 0...60, name)
             }
         }

@@ -26,7 +26,9 @@
 /// suppressors held the noise floor down; the VAD's noise estimate needs time to follow it back up). Later every
 /// frame may count. While the far end plays (``isPlaybackActive``), the output stages also ask the segmenter for
 /// a longer onset (``FrontEndConfiguration/EchoGate/playbackOnsetMilliseconds``): what leaks through this gate
-/// comes in short bursts. The settings come from ``FrontEndConfiguration/EchoGate``; the reduction margins were set
+/// comes in short bursts. Frames with strong near-end evidence (``isStrongEvidence``: far above the residual level
+/// and far below the echo reduction, which a leak rarely is) complete that onset sooner
+/// (``FrontEndConfiguration/EchoGate/strongOnsetMilliseconds``). The settings come from ``FrontEndConfiguration/EchoGate``; the reduction margins were set
 /// on `doubletalk_ser0db_16k.wav` (FrontEndEchoTests), the residual margin, the playback onset and the echo
 /// estimate as the reference level on the scenario matrix's tuning half.
 ///
@@ -69,6 +71,15 @@ struct EchoSpeechGate {
     /// Whether the last frame given to ``allowsSpeech`` stood above the tail envelope plus its offset and
     /// ``tailMarginDecibels`` (always true outside playback or with the tail test off).
     private(set) var isAboveTail = true
+    /// A frame with strong near-end evidence during playback stands this far above the residual level and this
+    /// far below the running echo reduction, dB (``FrontEndConfiguration/EchoGate/strongResidualDecibels``).
+    let strongResidualDecibels: Float
+    let strongReductionDecibels: Float
+    /// Whether the last frame given to ``allowsSpeech`` was allowed during playback with strong near-end evidence:
+    /// the output ``strongResidualDecibels`` above the residual level and its reduction ``strongReductionDecibels``
+    /// below the running echo reduction (false outside playback). Such frames may complete a playback onset early
+    /// (``FrontEndConfiguration/EchoGate/strongOnsetMilliseconds``).
+    private(set) var isStrongEvidence = false
 
     init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {
         holdFrames = settings.holdMilliseconds / 10
@@ -79,6 +90,8 @@ struct EchoSpeechGate {
         residualMarginDecibels = settings.residualMarginDecibels
         tailDecayPerFrame = settings.tailDecayMilliseconds > 0 ? 600 / Float(settings.tailDecayMilliseconds) : 0
         tailMarginDecibels = settings.tailMarginDecibels
+        strongResidualDecibels = settings.strongResidualDecibels
+        strongReductionDecibels = settings.strongReductionDecibels
     }
 
     /// Takes the levels (dBFS) of one frame: the aligned reference, the mic, the echo the canceller predicted in
@@ -94,6 +107,7 @@ struct EchoSpeechGate {
         framesSinceResume += 1
         let aboveResidual = output > residualLevel + residualMarginDecibels
         isAboveTail = true
+        isStrongEvidence = false
         guard framesSinceFarEnd <= holdFrames else {
             // After playback the output's noise floor comes back up from where the suppressors held it: until
             // the VAD's noise estimate has followed, only what stands above the residual level counts.
@@ -114,7 +128,10 @@ struct EchoSpeechGate {
             echoReduction += (reduction > echoReduction ? 0.05 : 0.01) * (reduction - echoReduction)
             residualLevel += 0.02 * (output - residualLevel)
         }
-        return framesSinceResume > resumeFrames && echoReduction >= convergedDecibels
+        let allowed = framesSinceResume > resumeFrames && echoReduction >= convergedDecibels
             && reduction < echoReduction - echoMarginDecibels && aboveResidual
+        isStrongEvidence = allowed && output > residualLevel + strongResidualDecibels
+            && reduction < echoReduction - strongReductionDecibels
+        return allowed
     }
 }

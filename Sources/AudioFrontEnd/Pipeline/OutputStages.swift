@@ -71,7 +71,8 @@ final class OutputStages {
             onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10)
             playbackOnset = SpeechSegmenter.Onset(frames: gate.playbackOnsetMilliseconds / 10,
                                                   misses: gate.playbackOnsetGapMilliseconds / 10,
-                                                  backdateFrames: gate.startBackdateMilliseconds / 10)
+                                                  backdateFrames: gate.startBackdateMilliseconds / 10,
+                                                  strongFrames: gate.strongOnsetMilliseconds / 10)
         } else {
             detector = nil
             fluctuationDetector = nil
@@ -133,11 +134,12 @@ final class OutputStages {
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
     /// the segmenter whatever the detector says; `duringPlayback` (the far end plays) makes a segment start
-    /// only after the echo gate's longer playback onset. Returns whether the detector found speech in the frame
-    /// (false without a detector), for the barge-in decision.
+    /// only after the echo gate's longer playback onset, or sooner on frames with `strongEvidence`
+    /// (``EchoSpeechGate/isStrongEvidence``). Returns whether the detector found speech in the frame (false without
+    /// a detector), for the barge-in decision.
     @discardableResult
     func process(_ frame: UnsafeBufferPointer<Int16>, position: Int, speechAllowed: Bool = true,
-                 duringPlayback: Bool = false) -> Bool {
+                 duringPlayback: Bool = false, strongEvidence: Bool = false) -> Bool {
         var detected = false
         if let detector, segmenter != nil {
             let frameLength = detector.frameLength
@@ -147,7 +149,8 @@ final class OutputStages {
             } else if frame.count == frameLength, detector.process(frame).isOK {
                 detected = detector.isSpeech
                 handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
-                                          onset: duringPlayback ? playbackOnset : quietOnset()))
+                                          onset: duringPlayback ? playbackOnset : quietOnset(),
+                                          strongEvidence: duringPlayback && strongEvidence))
             }
         }
         deliver(frame)

@@ -259,7 +259,8 @@ final class ProcessingChain {
         let allowed = speechGate.allowsSpeech(reference: referenceLevel, mic: micLevel, echoEstimate: echoLevel, output: outputLevel)
         let segmentAllowed = allowed && (speechGate.isAboveTail || output.isInSpeechSegment)
         let speech = output.process(frame, position: emitted, speechAllowed: segmentAllowed,
-                                    duringPlayback: speechGate.isPlaybackActive)
+                                    duringPlayback: speechGate.isPlaybackActive,
+                                    strongEvidence: speechGate.isStrongEvidence)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         decideBargeIn(speech: speech && allowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         emitted += n

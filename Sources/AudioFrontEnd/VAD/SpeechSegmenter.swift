@@ -86,8 +86,9 @@ public struct SpeechSegmenter: Sendable {
     private enum State: Hashable, Sendable {
         case idle
         /// `start`: where the segment will begin (the first frame, or earlier when back-dated); `frames`: speech
-        /// frames so far; `misses`: frames without speech since `firstFrame`.
-        case onset(firstFrame: Int, start: Int, frames: Int, misses: Int)
+        /// frames so far; `misses`: frames without speech since `firstFrame`; `strong`: speech frames so far with
+        /// strong evidence (``Onset/strongFrames``).
+        case onset(firstFrame: Int, start: Int, frames: Int, misses: Int, strong: Int)
         /// `speechEnd`: end of the last speech counted; `run`: first frame of a speech run after a gap that is
         /// still shorter than the onset.
         case speech(start: Int, speechEnd: Int, run: Int?)
@@ -151,11 +152,16 @@ public struct SpeechSegmenter: Sendable {
         /// broke on its misses after three quarters of its frames and a new one starts within the same detector run,
         /// the limit counts from the broken onset's first frame.
         var backdateFrames = 0
+        /// Speech frames with strong evidence (`strongEvidence` of ``SpeechSegmenter/process(isSpeech:detectorSpeech:onset:strongEvidence:)``)
+        /// that complete an onset before ``frames`` speech frames, 0 for never.
+        var strongFrames = 0
     }
 
     /// ``process(isSpeech:)`` with this frame's onset rule; `detectorSpeech` is the detector's decision before
-    /// any gate (for back-dating). Real-time safe.
-    mutating func process(isSpeech: Bool, detectorSpeech: Bool, onset: Onset) -> Event? {
+    /// any gate (for back-dating); `strongEvidence`: the frame, when speech, counts towards ``Onset/strongFrames``.
+    /// Real-time safe.
+    mutating func process(isSpeech: Bool, detectorSpeech: Bool, onset: Onset, strongEvidence: Bool = false) -> Event? {
+        let strong = isSpeech && strongEvidence ? 1 : 0
         let n = nextFrame
         nextFrame += 1
         if detectorSpeech {
@@ -168,11 +174,12 @@ public struct SpeechSegmenter: Sendable {
         case .idle:
             guard isSpeech else { return nil }
             let start = max(min(n, detectorRunStart ?? n), (detectorRunOnset ?? n) - onset.backdateFrames, lastSegmentEnd)
-            return startIfOnsetComplete(firstFrame: n, start: start, frames: 1, misses: 0, current: n, onset: onset)
-        case .onset(let first, let start, let frames, let misses):
+            return startIfOnsetComplete(firstFrame: n, start: start, frames: 1, misses: 0, strong: strong, current: n,
+                                        onset: onset)
+        case .onset(let first, let start, let frames, let misses, let strongSoFar):
             guard isSpeech else {
                 if misses < onset.misses {
-                    state = .onset(firstFrame: first, start: start, frames: frames, misses: misses + 1)
+                    state = .onset(firstFrame: first, start: start, frames: frames, misses: misses + 1, strong: strongSoFar)
                 } else {
                     state = .idle
                     // Most of an onset heard within a detector run that goes on: a talker the gate dropped
@@ -183,8 +190,8 @@ public struct SpeechSegmenter: Sendable {
                 }
                 return nil
             }
-            return startIfOnsetComplete(firstFrame: first, start: start, frames: frames + 1, misses: misses, current: n,
-                                        onset: onset)
+            return startIfOnsetComplete(firstFrame: first, start: start, frames: frames + 1, misses: misses,
+                                        strong: strongSoFar + strong, current: n, onset: onset)
         case .split:
             guard isSpeech else {
                 state = .idle
@@ -205,7 +212,7 @@ public struct SpeechSegmenter: Sendable {
             if n + 1 - start >= maximumFrames {
                 lastSegmentEnd = speechEnd
                 state = speechEnd == n + 1 ? .split
-                    : run.map { .onset(firstFrame: $0, start: $0, frames: n + 1 - $0, misses: 0) } ?? .idle
+                    : run.map { .onset(firstFrame: $0, start: $0, frames: n + 1 - $0, misses: 0, strong: 0) } ?? .idle
                 return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .maximumLength)
             }
             // Silence lasts until a speech run starts (so a pending run never ends the segment); a run that stays
@@ -238,10 +245,10 @@ public struct SpeechSegmenter: Sendable {
         lastSegmentEnd = 0
     }
 
-    private mutating func startIfOnsetComplete(firstFrame: Int, start: Int, frames: Int, misses: Int, current: Int,
-                                               onset: Onset) -> Event? {
-        guard frames >= onset.frames else {
-            state = .onset(firstFrame: firstFrame, start: start, frames: frames, misses: misses)
+    private mutating func startIfOnsetComplete(firstFrame: Int, start: Int, frames: Int, misses: Int, strong: Int,
+                                               current: Int, onset: Onset) -> Event? {
+        guard frames >= onset.frames || (onset.strongFrames > 0 && strong >= onset.strongFrames) else {
+            state = .onset(firstFrame: firstFrame, start: start, frames: frames, misses: misses, strong: strong)
             return nil
         }
         state = .speech(start: start, speechEnd: current + 1, run: nil)
