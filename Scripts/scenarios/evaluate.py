@@ -87,7 +87,7 @@ def score_system(truth, sig, labels, out, vad, report, asr_cache=None, vad_only=
         r["erle_per_s"] = M.erle_series(mic_p, out_p, cls["far_only"], 100)
         r["erle_250ms"] = M.erle_series(mic_p, out_p, cls["far_only"], 25)
         if truth.get("path_change"):
-            r["reconvergence_s"] = M.reconvergence_s(r["erle_250ms"], 0.25, truth["path_change"]["at_s"])
+            r["reconvergence_s"] = M.reconvergence_s(mic_p, out_p, cls["far_only"], truth["path_change"]["at_s"])
         errors = M.delay_errors(report, truth)
         r["delay_series"] = [[t, e] for t, e in errors]
         late = [abs(e) for t, e in errors if t >= first_echo + 3]

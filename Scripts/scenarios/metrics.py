@@ -50,20 +50,39 @@ def erle_series(mic_p, out_p, mask, window_frames):
     return out
 
 
-def reconvergence_s(series, window_s, change_s, drop_db=6.0, hold_s=1.0):
-    """Time from the path change until the windowed ERLE is back within drop_db of its median over the 5 s
-    before (capped at 25 dB) and stays there for hold_s (gaps without far-end-only frames are skipped). None if
-    it never does, or if the ERLE before the change was under 10 dB (nothing had converged)."""
-    k0 = int(change_s / window_s)
-    before = [v for v in series[max(0, k0 - int(5 / window_s)):k0] if v is not None]
+def reconvergence_s(mic_p, out_p, far_only, change_s, window_frames=25, drop_db=6.0, hold_s=1.0, before_s=5.0):
+    """Far-end-active time (s) from the path change until the ERLE is back within drop_db of its level before
+    the change (capped at 25 dB) and stays there for hold_s. Counted over the far-end-only frames alone, in
+    order (their own timeline: a pause of the far end, or near-end speech, neither counts nor ends the
+    count): the ERLE at a frame is that of the window_frames far-end-only frames from it on; the level before
+    is the median of such windows, back to back, over the last before_s of far-end-only time before the
+    change. The answer is the first far-end-only frame from which every window within the next hold_s passes
+    (10 ms resolution). None if it never does, or if the level before was under 10 dB (nothing had converged).
+    Before 2026-12-03 the count ran on the clock over 250 ms windows, so a far end that paused right after the
+    change was counted as unconverged (1.00 s for every system on the tuning half's `path_door`)."""
+    k0 = int(round(change_s / 0.01))
+    idx = np.flatnonzero(far_only[:len(mic_p)])
+    pre, post = idx[idx < k0], idx[idx >= k0]
+    pre = pre[-int(round(before_s / 0.01)):]
+    w = window_frames
+    before = [erle(mic_p[pre[s:s + w]], out_p[pre[s:s + w]], np.ones(w, bool))
+              for s in range(len(pre) % w, len(pre) - w + 1, w)]
+    before = [v for v in before if v is not None]
     if not before or np.median(before) < 10.0:  # no converged canceller before the change to come back to
         return None
     target = min(float(np.median(before)) - drop_db, 25.0)
-    hold = int(hold_s / window_s)
-    for k in range(k0, len(series)):
-        ahead = [v for v in series[k:k + hold] if v is not None]
-        if len(ahead) >= max(1, hold // 2) and all(v >= target for v in ahead):
-            return round(max(0.0, k * window_s - change_s), 3)
+    if len(post) < w:
+        return None
+    m, o = np.concatenate([[0.0], np.cumsum(mic_p[post])]), np.concatenate([[0.0], np.cumsum(out_p[post])])
+    n = len(post) - w + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = (m[w:w + n] - m[:n]) >= (o[w:w + n] - o[:n]) * 10 ** (target / 10)
+    hold = max(1, int(round(hold_s / 0.01)) - w + 1)  # the windows that cover hold_s of frames from j on
+    for j in np.flatnonzero(ok):
+        run = ok[j:j + hold]
+        # near the end of the file, half of hold_s of far-end-only time left is enough
+        if run.all() and len(run) >= max(1, hold // 2):
+            return round(float(j) * 0.01, 3)
     return None
 
 

@@ -93,8 +93,35 @@ class MetricTests(unittest.TestCase):
         errors = [(1.0, 30.0), (2.0, 1.0), (3.0, 5.0), (4.0, 0.5), (5.0, 0.2)]
         self.assertEqual(M.delay_lock_s(errors, first_echo_s=1.0), 3.0)
         self.assertIsNone(M.delay_lock_s([(1.0, 9.0)], 0.0))
-        series = [30.0] * 20 + [5.0, 5.0, 28.0, 29.0, 30.0, 30.0, 30.0, 30.0]
-        self.assertEqual(M.reconvergence_s(series, 0.25, change_s=5.0), 0.5)
+
+    def test_reconvergence_counts_far_end_time(self):
+        # 10 ms frames: mic power 1 on far-end-only frames, output 30 dB down (converged) except where set
+        def case(far_only, bad_frames, change_s=5.0):
+            mic = np.ones(len(far_only))
+            out = np.full(len(far_only), 1e-3)
+            out[bad_frames] = 0.5  # 3 dB: the canceller lost the path (the target: 24 dB)
+            return M.reconvergence_s(mic, out, far_only, change_s)
+        far = np.ones(1000, bool)
+        self.assertEqual(case(far, slice(0, 0)), 0.0)  # never lost
+        self.assertEqual(case(far, slice(500, 530)), 0.3)  # 0.3 s of far-end time lost after the change
+        # the far end pauses 1 s right after the change: the pause does not count
+        paused = far.copy()
+        paused[500:600] = False
+        self.assertEqual(case(paused, slice(0, 0)), 0.0)
+        self.assertEqual(case(paused, slice(600, 620)), 0.2)
+        # lost 0.2 s, then again at 0.5-0.6 s (within the 1 s hold): back for good at 0.6 s
+        lost = np.zeros(1000, bool)
+        lost[500:520] = lost[550:560] = True
+        self.assertEqual(case(far, lost), 0.6)
+        self.assertIsNone(case(far, slice(500, 1000)))  # never back
+        mic, out = np.ones(1000), np.full(1000, 0.5)  # nothing converged before the change
+        self.assertIsNone(M.reconvergence_s(mic, out, far, 5.0))
+        # the target is at most 25 dB: 26 dB after 40 dB before is back, 24 dB is not
+        out = np.full(1000, 1e-4)
+        out[500:] = 10 ** -2.6
+        self.assertEqual(M.reconvergence_s(np.ones(1000), out, far, 5.0), 0.0)
+        out[500:] = 10 ** -2.4
+        self.assertIsNone(M.reconvergence_s(np.ones(1000), out, far, 5.0))
 
 
 class JudgeTests(unittest.TestCase):

@@ -4,7 +4,7 @@ import AudioFrontEnd
 /// ``FrontEndConfiguration/defaultEchoCancellation``) for tuning on the scenario matrix; keys not given keep the
 /// library's defaults (`tail-ms` without `grow-tail-ms` turns the tail's growth off). Only with `--aec default`.
 enum EchoChainOption {
-    static let keys = "tail-ms, suppress-db, suppress-active-db, aec2-level (0 low, 1 moderate, 2 high), aec2-extended (0 or 1), blocks (1, 2 or 4), residual (0 or 1), grow-tail-ms (0: never), grow-limit-db"
+    static let keys = "tail-ms, suppress-db, suppress-active-db, aec2-level (0 low, 1 moderate, 2 high), aec2-extended (0 or 1), blocks (1, 2 or 4), residual (0 or 1), grow-tail-ms (0: never), grow-limit-db, reset-db (-99: off), reset-frames"
 
     static func parse(_ text: String, into chain: inout FrontEndConfiguration.EchoCancellation) throws {
         guard case .speexThenWebRTC(var speex, var webRTC) = chain else {
@@ -22,6 +22,8 @@ enum EchoChainOption {
             case "blocks": speex.blocksPerFrame = number
             case "grow-tail-ms": speex.grownTailMilliseconds = number == 0 ? nil : number
             case "grow-limit-db": speex.growLimitDecibels = Float(number)
+            case "reset-db": speex.divergenceResetDecibels = number == -99 ? nil : Float(number)
+            case "reset-frames": speex.divergenceFrames = number
             case "residual":
                 guard number == 0 || number == 1 else {
                     throw ArgumentReader.Failure(message: "--echo-chain: residual takes 0 or 1, not \(number)")

@@ -55,6 +55,13 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         /// The share of the short filter's impulse-response energy in its last quarter above which the tail
         /// grows, dB (-60...0). Default -20.
         public var growLimitDecibels: Float = -20
+        /// Clear the filter when, after it converged, its output (before the preprocessor) stands this many dB
+        /// above the mic for ``divergenceFrames`` frames in a row while the far end plays: the echo path changed
+        /// under it (``SpeexDivergenceWatch``). nil: never (speexdsp's own check alone, 6 dB for 50 frames).
+        /// Default nil; the front end's chain sets it (``FrontEndConfiguration/defaultEchoCancellation``).
+        public var divergenceResetDecibels: Float?
+        /// Frames in a row for ``divergenceResetDecibels``, 1...50. Default 3.
+        public var divergenceFrames: Int = 3
 
         public init() {}
 
@@ -105,6 +112,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
             throw AudioFrontEndError(.invalidConfiguration, "speex echo canceller blocks per frame must be 1, 2 or 4 and divide \(length)")
         }
         let block = length / c.blocksPerFrame
+        try AudioFrontEndError.check(c.divergenceFrames, in: 1...50, "speex echo canceller divergence frames")
         if let grown = c.grownTailMilliseconds {
             try AudioFrontEndError.check(grown, in: 20...500, "speex echo canceller grown tail (ms)")
             try AudioFrontEndError.check(c.growLimitDecibels, in: -60...0, "speex echo canceller grow limit (dB)")
@@ -142,6 +150,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         self.grownState = grownState
         monitor = grownState == nil ? nil : SpeexTailMonitor(filterLength: filterLength + block, limitDecibels: c.growLimitDecibels)
         grownScratch = .zeroed(capacity: grownState == nil ? 0 : length)
+        divergence = c.divergenceResetDecibels.map { SpeexDivergenceWatch(limitDecibels: $0, frames: c.divergenceFrames) }
         self.configuration = c
         frameLength = length
         blockLength = block
@@ -181,7 +190,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         guard checkFrame(capture: capture, reference: reference, output: output),
               let mic = capture.baseAddress, let far = reference.baseAddress, let out = output.baseAddress,
               let filtered = scratch.baseAddress else { return .wrongFrameLength }
-        var sum: Float = 0
+        var sum: Float = 0, micSum: Float = 0, errorSum: Float = 0
         for start in stride(from: 0, to: frameLength, by: blockLength) {
             // The preprocessor reads the filter's residual of the block just cancelled: one block at a time.
             speex_echo_cancellation(echoState, mic + start, far + start, filtered + start)
@@ -189,16 +198,37 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
                 speex_echo_cancellation(grown, mic + start, far + start, spare + start)
             }
             for i in start..<(start + blockLength) {
-                let y = Float(mic[i]) - Float(filtered[i])
-                sum += y * y
+                let x = Float(mic[i]), e = Float(filtered[i])
+                sum += (x - e) * (x - e)
+                micSum += x * x
+                errorSum += e * e
             }
             preprocessor?.run(filtered + start)
         }
         estimate = LevelMeter.decibels(meanSquare: Double(sum) / Double(frameLength) / (32768.0 * 32768.0))
         out.update(from: filtered, count: frameLength)
-        if monitor != nil { grow(referenceActive: reference.contains { $0 != 0 }) }
+        if monitor != nil || divergence != nil {
+            let active = reference.contains { $0 != 0 }
+            if monitor != nil { grow(referenceActive: active) }
+            let n = Float(frameLength)
+            if divergence?.observe(mic: micSum / n, error: errorSum / n, estimate: sum / n, referenceActive: active) == true {
+                clearFilters()
+            }
+        }
         return .ok
     }
+
+    /// Clears the filter(s) in use after a divergence (``Configuration/divergenceResetDecibels``), keeping the
+    /// preprocessor and the tail's growth. Real-time safe: `speex_echo_state_reset` only zeroes the state.
+    private func clearFilters() {
+        speex_echo_state_reset(echoState)
+        if case .warming = growth, let grown = grownState { speex_echo_state_reset(grown) }
+    }
+
+    /// Times the filter was cleared after a divergence (``Configuration/divergenceResetDecibels``).
+    /// Processing thread.
+    public var divergenceResets: Int { divergence?.count ?? 0 }
+    private var divergence: SpeexDivergenceWatch?
 
     /// The tail's growth, one frame on (see ``Configuration/grownTailMilliseconds``). Real-time safe.
     private func grow(referenceActive: Bool) {
@@ -244,6 +274,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         echoState = shortState
         growth = .short
         monitor?.reset()
+        divergence?.reset()
         preprocessor?.attach(echoState: shortState)
         preprocessor?.reset()
         scratch.update(repeating: 0)
