@@ -57,7 +57,7 @@ struct FrontEndOptions {
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
                        [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
                        [--echo-chain KEY=VALUE,...] (tuning, --aec default: \(EchoChainOption.keys))
-                       [--transparency on|off]
+                       [--transparency on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
                        [--barge-in off|KEY=VALUE,...] (tuning: \(BargeInOption.keys))
     """
 
@@ -126,6 +126,10 @@ struct FrontEndOptions {
             let text = try reader.value(option)
             processOnly.append(option)
             if configuration.voiceDetection != nil { try EchoGateOption.parse(text, into: &configuration.voiceDetection!.echoGate) }
+        case "--late-echo":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            configuration.lateEchoSuppression = try LateEchoOption.parse(text)
         case "--echo-chain":
             let text = try reader.value(option)
             processOnly.append(option)

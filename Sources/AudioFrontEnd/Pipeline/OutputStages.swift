@@ -139,14 +139,15 @@ final class OutputStages {
     /// a detector), for the barge-in decision.
     @discardableResult
     func process(_ frame: UnsafeBufferPointer<Int16>, position: Int, speechAllowed: Bool = true,
-                 duringPlayback: Bool = false, strongEvidence: Bool = false) -> Bool {
+                 duringPlayback: Bool = false, strongEvidence: Bool = false,
+                 detectorFrame: UnsafeBufferPointer<Int16>? = nil) -> Bool {
         var detected = false
         if let detector, segmenter != nil {
             let frameLength = detector.frameLength
             if position < processingDelaySamples {
                 // The stages' start-up, not mic audio: its zeros would teach the detector a silent noise floor.
                 handle(segmenter!.process(isSpeech: false, detectorSpeech: false, onset: onset))
-            } else if frame.count == frameLength, detector.process(frame).isOK {
+            } else if frame.count == frameLength, detector.process(detectorFrame ?? frame).isOK {
                 detected = detector.isSpeech
                 handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
                                           onset: duringPlayback ? playbackOnset : quietOnset(),

@@ -56,6 +56,9 @@ final class ProcessingChain {
     /// Samples passed to the output stages.
     private var emitted = 0
     private var speechGate: EchoSpeechGate
+    /// The residual-echo suppressor after the cancellers (nil: off, or no canceller with an echo estimate).
+    private var lateEcho: LateEchoSuppressor?
+    private let suppressed: UnsafeMutableBufferPointer<Int16>
     /// The mic delivered while the reference is silent (nil: off, see ``FrontEndConfiguration/nearEndTransparency``),
     /// the delayed mic it mixes in, and the largest delay for the unaligned reference before there is an estimate.
     private var transparency: NearEndTransparency?
@@ -99,6 +102,8 @@ final class ProcessingChain {
         let gate = configuration.voiceDetection?.echoGate ?? FrontEndConfiguration.EchoGate()
         try gate.validate()
         speechGate = EchoSpeechGate(gate)
+        try configuration.lateEchoSuppression?.validate()
+        lateEcho = echo?.echoEstimateDecibels == nil ? nil : configuration.lateEchoSuppression.map(LateEchoSuppressor.init)
         try configuration.bargeIn?.validate()
         bargeIn = configuration.voiceDetection == nil ? nil : configuration.bargeIn.map(BargeInDetector.init)
         telemetry = EchoTelemetryMeter(sampleRate: rate)
@@ -122,6 +127,7 @@ final class ProcessingChain {
         reference = .zeroed(capacity: frameLength)
         unshifted = .zeroed(capacity: frameLength)
         processed = .zeroed(capacity: frameLength)
+        suppressed = .zeroed(capacity: frameLength)
     }
 
     deinit {
@@ -134,6 +140,7 @@ final class ProcessingChain {
         unshifted.deallocate()
         laggedMic.deallocate()
         processed.deallocate()
+        suppressed.deallocate()
     }
 
     /// Barge-in decisions so far. Processing thread.
@@ -258,9 +265,19 @@ final class ProcessingChain {
         // the tuning half it cost double-talk segments there: onsets 0.61 -> 0.59, F1 0.72 -> 0.65).
         let allowed = speechGate.allowsSpeech(reference: referenceLevel, mic: micLevel, echoEstimate: echoLevel, output: outputLevel)
         let segmentAllowed = allowed && (speechGate.isAboveTail || output.isInSpeechSegment)
-        let speech = output.process(frame, position: emitted, speechAllowed: segmentAllowed,
+        // The late-echo suppressor acts on the delivered audio only: the VAD, the gate and the barge-in decision
+        // judge the cancellers' output (its pumping noise floor would read as speech onsets to the detector).
+        var delivered = frame
+        if lateEcho != nil {
+            let copy = UnsafeMutableBufferPointer(rebasing: suppressed[0..<n])
+            _ = copy.update(fromContentsOf: frame)
+            lateEcho!.process(copy, echoEstimate: played ? echoLevel : LevelMeter.floorDecibels, active: played,
+                              nearEndPossible: allowed)
+            delivered = UnsafeBufferPointer(copy)
+        }
+        let speech = output.process(delivered, position: emitted, speechAllowed: segmentAllowed,
                                     duringPlayback: speechGate.isPlaybackActive,
-                                    strongEvidence: speechGate.isStrongEvidence)
+                                    strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         decideBargeIn(speech: speech && allowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         emitted += n

@@ -129,4 +129,11 @@ final class FrontEndAccountingTests: XCTestCase {
         let allocations = try FrontEndLockTests.count { $0.encoding = FrontEndConfiguration.Encoding() }.allocations
         XCTAssertEqual(allocations, 0, "heap allocations on the push thread over 800 frames after warm-up")
     }
+
+    /// The same with the late-echo suppressor on (``FrontEndConfiguration/lateEchoSuppression``).
+    func testPushPathWithLateEchoSuppressionAllocatesNothingAfterWarmUp() throws {
+        try XCTSkipUnless(afe_allocation_counter_available() == 1, "allocation counting is off under sanitizers")
+        let allocations = try FrontEndLockTests.count { $0.lateEchoSuppression = LateEchoSuppressor.Configuration() }.allocations
+        XCTAssertEqual(allocations, 0, "heap allocations on the push thread over 800 frames after warm-up")
+    }
 }
