@@ -47,7 +47,8 @@ def client_view(text, surface):
             failures.append("no soak line")
         return {"sentences": int(fields["sentences"]) if "sentences" in fields else None, "bytes": None,
                 "failures": failures}
-    result = json.loads(text.strip().splitlines()[-1])
+    # The summary is the last JSON line (AFE_SOAK_TRACE's per-minute lines and a wrapper's own lines may follow).
+    result = json.loads(next(l for l in reversed(text.strip().splitlines()) if l.startswith("{")))
     return {"sentences": result.get("finals"), "bytes": result.get("bytes_sent"), "failures": result["failures"]}
 
 
@@ -63,7 +64,7 @@ def main():
         text = file.read()
     try:
         client = client_view(text, arguments.surface)
-    except (ValueError, KeyError, IndexError) as error:
+    except (ValueError, KeyError, IndexError, StopIteration) as error:
         print(f"FAIL {arguments.surface}: unreadable output ({error})")
         return 1
     server = server_view(arguments.log, arguments.start, arguments.protocol)
