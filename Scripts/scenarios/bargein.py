@@ -16,7 +16,18 @@ after its end) is a false barge-in.
 Echo only: the far-end-only scenes (echo, echo_hard, drift, path_change: 10 minutes a half), each played
 `--loops` (3) times in a row at 16 kHz through one front end — one device in one room playing answer after
 answer, the first seconds of playback and of the canceller included — 30 minutes of the half's rooms. Every
-decision there is a false barge-in. Writes OUT/HALF/bargein.json and prints the summary."""
+decision there is a false barge-in. Writes OUT/HALF/bargein.json and prints the summary.
+
+After a decision (interrupts, `--after-decision stop`, the default): the device stops the answer, as the SDK does
+(issue 14 part 4), so the scene is replayed closed-loop: from one device buffer after the decision the reference
+is silent and the mic loses the echo of everything not played (re-rendered exactly: the scenes' echo is the
+reference through the room's impulse response, linear in every interrupt scene), until the device answers
+again 500 ms after the end of the user's utterance (after a decision outside every utterance, 500 ms after the
+stop), the reference playing on from where its timeline then is. `afe` runs again on the changed scene after each
+decision (its output before the change is the same: it is causal). An onset counts only while the far end plays
+in that replay; a decision while it is stopped has nothing to stop and is not scored. `--after-decision continue`:
+the far end plays on (an app that ducks or ignores the decision; the scenes as rendered). Echo only: every
+decision counts and the far end plays on either way (an upper bound on what a device that stops would see)."""
 import argparse
 import json
 import os
@@ -26,9 +37,11 @@ import sys
 
 import numpy as np
 import soundfile as sf
+from scipy import signal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import rooms  # noqa: E402
 import synth  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -37,6 +50,7 @@ BUFFER_S = 0.010
 ONSET_PLAYING_TAIL_S = 0.3
 WINDOW_BEFORE_S, WINDOW_AFTER_S, UTTERANCE_TAIL_S = 0.2, 2.0, 0.5
 RATE = 16000
+RESPONSE_S = 0.5
 
 
 def run_afe(afe, mic, reference, args, out_dir):
@@ -91,6 +105,97 @@ def looped(scene_dir, loops, out_dir):
     return paths
 
 
+def stop_interval(decision, near):
+    """The far end stops one device buffer after `decision` and plays on (from where its timeline then is)
+    `RESPONSE_S` after the end of the user's utterance the decision belongs to, or after the stop for a decision
+    outside every utterance; returns (stop, resume) in seconds."""
+    stop = decision + BUFFER_S
+    ends = [b for a, b in near if a - WINDOW_BEFORE_S <= decision <= b + UTTERANCE_TAIL_S]
+    return stop, max([stop] + ends) + RESPONSE_S
+
+
+def playing_intervals(echo_active, stops, delay_s):
+    """The echo intervals at the mic with the far end stopped over each (stop, resume) (shifted by the echo path's
+    delay: what was played before the stop still arrives)."""
+    out = [list(x) for x in echo_active]
+    for stop, resume in stops:
+        a, b = stop + delay_s, (resume + delay_s if resume is not None else float("inf"))
+        kept = []
+        for x, y in out:
+            if y <= a or x >= b:
+                kept.append([x, y])
+                continue
+            if x < a:
+                kept.append([x, a])
+            if y > b:
+                kept.append([b, y])
+        out = kept
+    return out
+
+
+class StoppedScene:
+    """A double-talk scene whose far end the device stops: the echo of the reference rebuilt from the room's
+    impulse responses (per mic channel, its gain fitted to echo.wav), so the echo of a silenced stretch of the
+    reference can be taken out of the mic exactly."""
+
+    def __init__(self, scene_dir, truth):
+        self.mic, self.rate = sf.read(os.path.join(scene_dir, "mic.wav"), always_2d=True)
+        self.reference = sf.read(os.path.join(scene_dir, "reference.wav"), always_2d=True)[0][:, 0]
+        echo = sf.read(os.path.join(scene_dir, "echo.wav"), always_2d=True)[0]
+        spec = truth["spec"]
+        self.delay = int(round(spec["delay_ms"] * self.rate / 1000.0))
+        self.paths = rooms.impulse_responses(truth["room"], self.rate, "speaker", spec["channels"])
+        unit = [self.through_room(self.reference, h) for h in self.paths]
+        self.gains = [float(np.dot(u, echo[:, c]) / max(np.dot(u, u), 1e-30)) for c, u in enumerate(unit)]
+        self.fit_error = max(float(np.sqrt(np.mean((echo[:, c] - g * u) ** 2) / max(np.mean(echo[:, c] ** 2), 1e-30)))
+                             for c, (g, u) in enumerate(zip(self.gains, unit)))
+
+    def through_room(self, x, h):
+        n = len(self.mic)
+        delayed = np.concatenate([np.zeros(self.delay), x])[:n]
+        return signal.fftconvolve(delayed, h)[:n]
+
+    def write(self, stops, out_dir):
+        """The mic and reference with the far end silent over each (stop, resume); returns their paths."""
+        silenced = np.zeros_like(self.reference)
+        for stop, resume in stops:
+            a = int(round(stop * self.rate))
+            b = len(silenced) if resume is None else int(round(resume * self.rate))
+            silenced[a:b] = self.reference[a:b]
+        mic = self.mic.copy()
+        if np.any(silenced):
+            for c, (g, h) in enumerate(zip(self.gains, self.paths)):
+                mic[:, c] -= g * self.through_room(silenced, h)
+        os.makedirs(out_dir, exist_ok=True)
+        paths = os.path.join(out_dir, "mic.wav"), os.path.join(out_dir, "reference.wav")
+        sf.write(paths[0], np.clip(mic, -1, 32767 / 32768), self.rate, subtype="PCM_16")
+        sf.write(paths[1], self.reference - silenced, self.rate, subtype="PCM_16")
+        return paths
+
+
+def closed_loop(afe, scene_dir, truth, args, out_dir):
+    """Runs `afe` on the scene, stopping the far end after each decision and running again (see the module doc).
+    Returns the decisions the device acted on, the (stop, resume) intervals and the scene's duration."""
+    scene = StoppedScene(scene_dir, truth)
+    if scene.fit_error > 0.05:
+        raise RuntimeError(f"{scene_dir}: the echo is not the reference through the room (error {scene.fit_error:.3f})")
+    stops, acted = [], []
+    mic, reference = os.path.join(scene_dir, "mic.wav"), os.path.join(scene_dir, "reference.wav")
+    while True:
+        decisions, seconds = run_afe(afe, mic, reference, args, out_dir)
+        horizon = stops[-1][1] if stops else 0.0
+        if horizon is None:
+            break
+        later = [d for d in decisions if d >= horizon and not any(
+            a < d < (b if b is not None else float("inf")) for a, b in stops)]
+        if not later:
+            break
+        acted.append(later[0])
+        stops.append(stop_interval(later[0], truth["near_speech"]))
+        mic, reference = scene.write(stops, os.path.join(out_dir, "stopped"))
+    return acted, stops, seconds
+
+
 def percentile(values, q):
     """The nearest-rank percentile (a miss, infinite, ranks last and makes a percentile it reaches infinite)."""
     if not values:
@@ -108,26 +213,35 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "bargein"))
     ap.add_argument("--part", default="all", choices=["interrupts", "echo", "all"])
     ap.add_argument("--loops", type=int, default=3, help="times each echo-only scene plays in a row (3: 30 min a half)")
+    ap.add_argument("--after-decision", default="stop", choices=["stop", "continue"],
+                    help="interrupts: the device stops the far end after a decision (closed loop, default) or it plays on")
     a = ap.parse_args()
     args = shlex.split(a.args)
     half_dir, out = os.path.join(a.scenarios, a.half), os.path.join(a.out, a.half)
     all_scenes = list(scenes(half_dir))
-    result = {"half": a.half, "args": a.args, "interrupts": {}, "echo_only": {}}
+    result = {"half": a.half, "args": a.args, "after_decision": a.after_decision, "interrupts": {}, "echo_only": {}}
 
     if a.part in ("interrupts", "all"):
         lat, n_false, minutes = [], 0, 0.0
         for sid, d, truth in all_scenes:
             if not truth["near_speech"] or not truth["echo_active"]:
                 continue
-            ref = os.path.join(d, "reference.wav")
-            decisions, seconds = run_afe(a.afe, os.path.join(d, "mic.wav"), ref, args, os.path.join(out, sid))
+            stops = []
+            if a.after_decision == "stop":
+                decisions, stops, seconds = closed_loop(a.afe, d, truth, args, os.path.join(out, sid))
+                delay_s = truth["spec"]["delay_ms"] / 1000
+                truth = dict(truth, echo_active=playing_intervals(truth["echo_active"], stops, delay_s))
+            else:
+                ref = os.path.join(d, "reference.wav")
+                decisions, seconds = run_afe(a.afe, os.path.join(d, "mic.wav"), ref, args, os.path.join(out, sid))
             onsets, latencies, false = score_interrupts(truth, decisions)
             lat += latencies
             n_false += len(false)
             minutes += seconds / 60
             result["interrupts"][sid] = {"onsets_s": onsets, "latency_ms": [round(x * 1000) if np.isfinite(x) else None
                                                                             for x in latencies],
-                                         "false_s": false, "decisions_s": decisions}
+                                         "false_s": false, "decisions_s": decisions,
+                                         "stopped_s": [[round(x, 3), None if y is None else round(y, 3)] for x, y in stops]}
             print(f"{sid:12s} latency ms {[round(x * 1000) if np.isfinite(x) else 'miss' for x in latencies]}"
                   f"{'  false at ' + str(false) if false else ''}", flush=True)
         finite = [x for x in lat if np.isfinite(x)]

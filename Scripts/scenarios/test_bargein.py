@@ -1,10 +1,16 @@
 """The barge-in scoring of bargein.py on hand-made truths."""
 import os
 import sys
+import tempfile
 import unittest
+from unittest import mock
+
+import numpy as np
+import soundfile as sf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bargein  # noqa: E402
+import rooms  # noqa: E402
 
 
 class ScoringTests(unittest.TestCase):
@@ -27,6 +33,77 @@ class ScoringTests(unittest.TestCase):
         self.assertEqual(bargein.percentile([0.1] * 19 + [float("inf")], 95), 0.1)
         self.assertEqual(bargein.percentile([0.1] * 18 + [float("inf")] * 2, 95), float("inf"))
         self.assertIsNone(bargein.percentile([], 50))
+
+
+class StoppedPlaybackTests(unittest.TestCase):
+    """The closed loop of `--after-decision stop`: the far end stops after a decision and resumes 500 ms after the
+    user's utterance; the echo of what was not played leaves the mic exactly."""
+    near = [[2.0, 3.0], [6.0, 7.0]]
+
+    def test_stop_one_buffer_after_and_resume_after_the_utterance(self):
+        stop, resume = bargein.stop_interval(2.3, self.near)
+        self.assertAlmostEqual(stop, 2.31)
+        self.assertAlmostEqual(resume, 3.5)
+        stop, resume = bargein.stop_interval(4.5, self.near)  # a false one: resumes 500 ms after the stop
+        self.assertAlmostEqual(resume, 5.01)
+
+    def test_onsets_while_stopped_do_not_count(self):
+        playing = bargein.playing_intervals([[1.0, 8.0]], [(2.31, 6.2)], 0.1)
+        self.assertEqual(playing, [[1.0, 2.41], [6.3, 8.0]])
+        onsets, _, _ = bargein.score_interrupts({"near_speech": [[2.0, 3.0], [5.0, 5.5], [7.0, 7.5]],
+                                                 "echo_active": playing}, [2.3, 7.2])
+        self.assertEqual(onsets, [2.0, 7.0])
+
+    def scene(self, folder, rate=8000, seconds=4.0):
+        room = {"dims_m": [3.0, 2.8, 2.5], "rt60_s": 0.3, "mic_m": [1.0, 1.0, 1.0], "speaker_m": [1.3, 1.1, 1.0],
+                "talker_m": [2.0, 2.0, 1.0]}
+        truth = {"spec": {"delay_ms": 50.0, "channels": 1}, "room": room, "near_speech": [[1.0, 1.5]]}
+        n = int(seconds * rate)
+        rng = np.random.default_rng(1)
+        reference = 0.1 * rng.standard_normal(n)
+        h = rooms.impulse_responses(room, rate, "speaker", 1)[0]
+        delay = int(0.05 * rate)
+        echo = 0.3 * np.convolve(np.concatenate([np.zeros(delay), reference])[:n], h)[:n]
+        near = np.zeros(n)
+        near[rate:int(1.5 * rate)] = 0.05 * rng.standard_normal(int(0.5 * rate))
+        for name, x in (("reference", reference), ("echo", echo), ("mic", echo + near)):
+            sf.write(os.path.join(folder, name + ".wav"), x, rate, subtype="PCM_16")
+        return truth, near, h, delay
+
+    def test_the_echo_of_what_was_not_played_leaves_the_mic(self):
+        with tempfile.TemporaryDirectory() as folder:
+            truth, near, h, delay = self.scene(folder)
+            scene = bargein.StoppedScene(folder, truth)
+            self.assertLess(scene.fit_error, 0.01)
+            mic_path, reference_path = scene.write([(1.2, 2.0)], os.path.join(folder, "stopped"))
+            mic, rate = sf.read(mic_path)
+            reference = sf.read(reference_path)[0]
+            self.assertTrue(np.all(reference[int(1.2 * rate):int(2.0 * rate)] == 0))
+            played = sf.read(os.path.join(folder, "reference.wav"))[0]
+            self.assertTrue(np.array_equal(reference[:int(1.2 * rate)], played[:int(1.2 * rate)]))
+            # Echo of the played part only: from 1.2 s + the delay + the room's tail on the mic is the near end.
+            tail = int(1.2 * rate) + delay + len(h)
+            quiet = mic[tail:int(2.0 * rate)] - near[tail:int(2.0 * rate)]
+            self.assertLess(np.sqrt(np.mean(quiet ** 2)), 2e-4)
+            # Before the stop's echo arrives nothing changed.
+            before = int(1.2 * rate) + delay
+            self.assertLess(np.max(np.abs(mic[:before] - sf.read(os.path.join(folder, "mic.wav"))[0][:before])), 1e-4)
+
+    def test_closed_loop_acts_on_the_first_decision_and_none_while_stopped(self):
+        calls = []
+
+        def fake_afe(afe, mic, reference, args, out_dir):
+            calls.append(reference)
+            return [1.2, 1.3, 2.5], 4.0  # 1.3 falls while stopped (1.21 to 2.0): nothing to stop
+
+        with tempfile.TemporaryDirectory() as folder, mock.patch.object(bargein, "run_afe", fake_afe):
+            truth, _, _, _ = self.scene(folder)
+            acted, stops, _ = bargein.closed_loop("afe", folder, truth, [], os.path.join(folder, "out"))
+        self.assertEqual(acted, [1.2, 2.5])
+        self.assertAlmostEqual(stops[0][0], 1.21)
+        self.assertAlmostEqual(stops[0][1], 2.0)
+        self.assertEqual(len(calls), 3)  # as rendered, after the first stop, after the second
+        self.assertTrue(calls[1].endswith(os.path.join("stopped", "reference.wav")))
 
 
 if __name__ == "__main__":

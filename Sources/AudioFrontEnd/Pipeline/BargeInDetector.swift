@@ -54,10 +54,15 @@ struct BargeInDetector {
     ///     the gate's running echo reduction.
     ///   - level: the output's level, dBFS.
     ///   - mic, reference: the levels of the mic and the aligned reference at the frame, dBFS.
+    ///   - bandExcess: the mic's mean excess over the predicted echo per band (``BargeInBands``), dB; weighed
+    ///     with the broadband excess by ``FrontEndConfiguration/BargeIn/bandWeight``.
     mutating func process(frame: Int, playing: Bool, speech: Bool, aboveResidualDecibels: Float,
-                          belowReductionDecibels: Float, level: Float, mic: Float, reference: Float) -> Bool {
+                          belowReductionDecibels: Float, level: Float, mic: Float, reference: Float,
+                          bandExcess: Float = 0) -> Bool {
         referenceEnvelope = max(reference, referenceEnvelope - decayPerFrame)
-        let excess = mic - (referenceEnvelope + echoPathGain)
+        let broadband = mic - (referenceEnvelope + echoPathGain)
+        let excess = settings.bandWeight > 0 ? (1 - settings.bandWeight) * min(broadband, 20)
+            + settings.bandWeight * bandExcess : broadband
         let counted = playing && speech && aboveResidualDecibels >= settings.nearToResidualDecibels
             && belowReductionDecibels >= settings.echoMarginDecibels && level >= settings.minimumLevelDecibels
         if playing, !speech, mic > -60, referenceEnvelope > -60 {

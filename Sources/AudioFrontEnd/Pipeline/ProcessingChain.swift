@@ -66,6 +66,8 @@ final class ProcessingChain {
     private let maximumDelayFrames: Int
     /// The barge-in decision (nil when off or without voice detection).
     private var bargeIn: BargeInDetector?
+    /// Its per-band excess (nil unless ``FrontEndConfiguration/BargeIn/bandWeight`` > 0).
+    private let bargeInBands: BargeInBands?
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
     private var framesSincePlayback = Int.max / 2
@@ -106,6 +108,9 @@ final class ProcessingChain {
         lateEcho = echo?.echoEstimateDecibels == nil ? nil : configuration.lateEchoSuppression.map(LateEchoSuppressor.init)
         try configuration.bargeIn?.validate()
         bargeIn = configuration.voiceDetection == nil ? nil : configuration.bargeIn.map(BargeInDetector.init)
+        let frameSamples = rate / 100
+        bargeInBands = bargeIn.flatMap { $0.settings.bandWeight > 0 ? BargeInBands(
+            sampleRate: rate, frameLength: frameSamples, reverberationMilliseconds: $0.settings.reverberationMilliseconds) : nil }
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         // While the cancellers pause the mic skips them, delayed as they would delay it, except the host's share.
@@ -288,10 +293,14 @@ final class ProcessingChain {
     private func decideBargeIn(speech: Bool, levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
         guard bargeIn != nil else { return }
         let frame = emitted / frameLength
-        guard bargeIn!.process(frame: frame, playing: speechGate.isPlaybackActive, speech: speech,
+        let playing = speechGate.isPlaybackActive
+        let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
+                                         echoOnly: playing && !speech && levels.mic > -60 && levels.reference > -60) ?? 0
+        guard bargeIn!.process(frame: frame, playing: playing, speech: speech,
                                aboveResidualDecibels: levels.output - speechGate.residualLevel,
                                belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
-                               level: levels.output, mic: levels.mic, reference: levels.reference) else { return }
+                               level: levels.output, mic: levels.mic, reference: levels.reference,
+                               bandExcess: bands) else { return }
         let delayMilliseconds = delaySamples * 1000 / sampleRate
         let start = max(0, bargeIn!.runStartFrame * 10 - delayMilliseconds)
         events.emitBargeIn(BargeInDecision(milliseconds: (framesProcessed + 1) * 10, speechStartMilliseconds: start,
