@@ -6,6 +6,13 @@ and on the tuning half's two (reconvergence over far-end-only time, `metrics.rec
 
   .venv/bin/python Scripts/scenarios/path_variants.py --count 4 --out /tmp/path-variants \\
       --afe .build/release/afe [--systems default,webrtc] [--system 'name=--echo-chain reset-db=-99']
+      [--start 5] [--rooms living,bedroom,kitchen,meeting] [--render-only] [--no-base]
+
+--start N numbers the variants from N (x5, x6, ...: scenes not drawn before). --rooms puts variant i in the i-th
+room of the list (cycling; the template's RT60 range is kept only for its own room), its id then
+`path_moved_ROOM_xI` unless ROOM is the template's (so its seed, and every other draw, is its own).
+--render-only writes the scenes and stops (for evaluate.py --scenarios OUT --only ...); --no-base scores the
+variants alone, without the tuning half's two.
 
 Tuning only: never for the test half (its pools stay unseen). The scenes are not in the matrix's hashes."""
 import argparse
@@ -20,12 +27,16 @@ import generate  # noqa: E402
 import matrix  # noqa: E402
 
 
-def variant_specs(count):
+def variant_specs(count, start=1, rooms=None):
     specs = []
     for sid, kind, fixed in [t for t in matrix.TEMPLATE if t[1] == "path_change"]:
-        for i in range(1, count + 1):
+        for i in range(start, start + count):
+            room = rooms[(i - start) % len(rooms)] if rooms else fixed["room"]
+            f = dict(fixed) if room == fixed["room"] else {k: v for k, v in fixed.items() if k != "rt60_range"}
+            f["room"] = room
+            vid = f"{sid}_x{i}" if room == fixed["room"] else f"{sid}_{room}_x{i}"
             saved = list(matrix.TEMPLATE)
-            matrix.TEMPLATE[:] = [(f"{sid}_x{i}", kind, fixed)]  # the draw of this id's seed, tuning pools
+            matrix.TEMPLATE[:] = [(vid, kind, f)]  # the draw of this id's seed, tuning pools
             try:
                 specs.append(matrix.scenarios("tune")[0])
             finally:
@@ -42,14 +53,23 @@ def main():
     p.add_argument("--systems", default="default")
     p.add_argument("--system", action="append")
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--start", type=int, default=1)
+    p.add_argument("--rooms", help="comma-separated room archetypes, cycled over the variants")
+    p.add_argument("--render-only", action="store_true")
+    p.add_argument("--no-base", action="store_true", help="leave out the tuning half's path_moved / path_door")
     a = p.parse_args()
     from multiprocessing import Pool
-    specs = [s for s in variant_specs(a.count) if not os.path.exists(os.path.join(a.out, "tune", s["id"], "truth.json"))]
+    rooms = a.rooms.split(",") if a.rooms else None
+    variants = variant_specs(a.count, a.start, rooms)
+    specs = [s for s in variants if not os.path.exists(os.path.join(a.out, "tune", s["id"], "truth.json"))]
     with Pool(a.jobs) as pool:
         list(pool.imap_unordered(generate.write_scenario, [(s, a.out) for s in specs]))
+    if a.render_only:
+        print("rendered: " + ",".join(s["id"] for s in variants))
+        return
     systems = evaluate.parse_systems(a.systems, a.system)
-    dirs = [os.path.join(a.out, "tune", s["id"]) for s in variant_specs(a.count)]
-    dirs += [os.path.join(a.scenarios, "tune", t[0]) for t in matrix.TEMPLATE if t[1] == "path_change"]
+    dirs = [os.path.join(a.out, "tune", s["id"]) for s in variants]
+    dirs += [] if a.no_base else [os.path.join(a.scenarios, "tune", t[0]) for t in matrix.TEMPLATE if t[1] == "path_change"]
     jobs = [(a.afe, d, systems, os.path.join(a.out, "runs"), False, True) for d in dirs]
     with Pool(a.jobs, initializer=asr.use, initargs=("task",)) as pool:
         results = pool.map(evaluate.evaluate_scenario, jobs, chunksize=1)
