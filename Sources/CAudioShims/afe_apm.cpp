@@ -211,6 +211,16 @@ void afe_apm_get_metrics(afe_apm *h, afe_apm_metrics *m) {
     }
 }
 
+int32_t afe_apm_set_suppression_level(afe_apm *h, int32_t level) {
+    if (h->config.echo_mode != AFE_APM_ECHO_AEC2 || level < 0 || level > 2) return webrtc::AudioProcessing::kBadParameterError;
+    try {
+        return h->apm->echo_cancellation()->set_suppression_level(
+            static_cast<webrtc::EchoCancellation::SuppressionLevel>(level));
+    } catch (...) {
+        return AFE_APM_ERROR_EXCEPTION;
+    }
+}
+
 int32_t afe_apm_reset(afe_apm *h) {
     try {
         return configure(h);

@@ -92,6 +92,11 @@ final class WebRTCAudioProcessor: @unchecked Sendable {
     /// Real-time safe. The corresponding C function is `afe_apm_speech_probability`.
     var speechProbability: Float { afe_apm_speech_probability(handle) }
 
+    /// Sets AEC2's suppression level (0...2) from the next capture frame on, keeping the filter. Real-time safe
+    /// (no allocation; WebRTC's own lock, which every capture frame takes too). Returns the library's status.
+    /// The corresponding C function is `afe_apm_set_suppression_level` (`set_suppression_level`).
+    func setSuppressionLevel(_ level: Int32) -> Int32 { afe_apm_set_suppression_level(handle, level) }
+
     /// AEC2's metrics (nil fields when AEC2 or its metrics are off). Real-time safe.
     /// The corresponding C function is `afe_apm_get_metrics` (`GetMetrics`, `GetDelayMetrics`).
     func metrics() -> EchoMetrics {

@@ -60,6 +60,13 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         public var comfortNoise: Bool = false
         /// The APM's high-pass filter (cut-off about 80 Hz) on the capture side. Default false.
         public var highPassFilter: Bool = false
+        /// AEC2 only: the suppression level to run at for ``pathChangeMilliseconds`` of playback after the
+        /// stage before it reported an echo path change (``WebRTCEchoCanceller/echoPathChanged()``), then back to
+        /// ``suppressionLevel``; nil (or not above ``suppressionLevel``): no reaction. Default nil; the front
+        /// end's chain sets it (``FrontEndConfiguration/defaultEchoCancellation``).
+        public var pathChangeSuppressionLevel: SuppressionLevel?
+        /// Playback time (frames with a non-silent reference) the raised level lasts, 10...10000 ms. Default 2000.
+        public var pathChangeMilliseconds: Int = 2000
 
         public init() {}
 
@@ -109,6 +116,8 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         }
         try AudioFrontEndError.check(configuration.streamDelayMilliseconds, in: 0...500,
                                      "\(component) stream delay (ms)")
+        try AudioFrontEndError.check(configuration.pathChangeMilliseconds, in: 10...10000,
+                                     "\(component) path change suppression (ms)")
         var config = WebRTCAudioProcessor.defaultConfiguration(sampleRate: rate)
         switch configuration.mode {
         case .aec2:
@@ -148,6 +157,10 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         let render = processor.processRender(reference)
         guard render == 0 else { return StageStatus(code: render) }
         let status = processor.processCapture(output, streamDelayMilliseconds: streamDelayMilliseconds)
+        if raisedFramesLeft > 0, reference.contains(where: { $0 != 0 }) {
+            raisedFramesLeft -= 1
+            if raisedFramesLeft == 0 { _ = processor.setSuppressionLevel(configuration.suppressionLevel.rawValue) }
+        }
         // -13 (kBadStreamParameterWarning) only says the delay was clamped; the frame was processed.
         return status == 0 || status == -13 ? .ok : StageStatus(code: status)
     }
@@ -166,10 +179,32 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         WebRTCAudioProcessor.latencySamples(sampleRate: sampleRate, echo: true, noise: hostsNoiseSuppression)
     }
 
+    /// Tells AEC2 that the echo path changed under the stage before it (the speex filter was cleared,
+    /// ``SpeexEchoCanceller/divergenceResets``): AEC2 runs at ``Configuration/pathChangeSuppressionLevel`` for the
+    /// next ``Configuration/pathChangeMilliseconds`` of playback while its filter and the one before it re-adapt,
+    /// so the residual of the new path is suppressed instead of passed. A second call restarts the time. No-op
+    /// without that setting. Real-time safe (no allocation; WebRTC's own lock, as every frame takes); audio thread,
+    /// between frames.
+    func echoPathChanged() {
+        guard configuration.mode == .aec2, let level = configuration.pathChangeSuppressionLevel,
+              level.rawValue > configuration.suppressionLevel.rawValue else { return }
+        if raisedFramesLeft == 0 { _ = processor.setSuppressionLevel(level.rawValue) }
+        raisedFramesLeft = max(1, configuration.pathChangeMilliseconds / 10)
+        pathChanges += 1
+    }
+
+    /// Frames of playback left at the raised level (``echoPathChanged()``); 0: at ``Configuration/suppressionLevel``.
+    private var raisedFramesLeft = 0
+    /// Times ``echoPathChanged()`` raised the level. Audio thread.
+    private(set) var pathChanges = 0
+
     /// The hosted VAD's verdict on the last frame processed (false when no VAD is hosted). Real-time safe.
     var hasVoice: Bool { processor.hasVoice }
 
     /// Clears the adaptive state and keeps the configuration and the current stream delay. Not real-time safe.
     /// The corresponding C function is `afe_apm_reset` (`Initialize`).
-    public func reset() { processor.reset() }
+    public func reset() {
+        processor.reset()
+        raisedFramesLeft = 0
+    }
 }

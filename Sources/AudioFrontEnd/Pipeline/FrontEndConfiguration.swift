@@ -210,6 +210,16 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// `path_moved` 0.59 -> 1.52 s (worse: the cleared filter re-adapted slower there than the old one),
     /// `path_door` 0.55 s either way, and it fired in `drift_m100` (ERLE 32.4 -> 31.7 dB) and `dt_ser0`
     /// (15.2 -> 16.4 dB); `reset-db=-99` of `afe process --echo-chain` turns it off.
+    ///
+    /// After such a clear AEC2 runs at high suppression for 4 s of playback, then back to low
+    /// (``WebRTCEchoCanceller/Configuration/pathChangeSuppressionLevel``; the new path's residual is suppressed
+    /// while both filters re-adapt). Chosen on 18 path-change scenes of the tuning material (the tuning half's 2,
+    /// 8 more drawn from its pools and 8 in other rooms: `path_variants.py --start 5 --rooms ...`), reconvergence
+    /// over far-end-only time: mean 0.70 -> 0.63 s, 5 -> 3 of 18 above 0.5 s (`path_moved_meeting_x8` 0.65 -> 0.17,
+    /// `path_moved_x1` 0.42 -> 0.20, `path_moved_bedroom_x5` 4.13 -> 3.58 s), worst 4.13 -> 4.11 s; high for 1 or
+    /// 2 s, or moderate for 2 s: mean 0.68 s, 4 of 18. A door opened clears nothing, so nothing reacts there
+    /// (`path_door_living_x7` 4.11 s, `path_door_x1` 0.68 s).
+    /// `aec2-change-level=-1` of `afe process --echo-chain` turns it off.
     public static var defaultEchoCancellation: EchoCancellation {
         var speex = SpeexEchoCanceller.Configuration()
         speex.tailMilliseconds = 128
@@ -223,6 +233,8 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         var webRTC = WebRTCEchoCanceller.Configuration()
         webRTC.suppressionLevel = .low
         webRTC.extendedFilter = false
+        webRTC.pathChangeSuppressionLevel = .high
+        webRTC.pathChangeMilliseconds = 4000
         return .speexThenWebRTC(speex, webRTC)
     }
 

@@ -16,6 +16,10 @@ final class ProcessingChain {
     let frameLength: Int
     private let echo: (any EchoCanceller)?
     private let secondEcho: (any EchoCanceller)?
+    /// The default chain's pair (speex MDF, then AEC2): a speex divergence reset (an echo path change) is passed
+    /// on to AEC2 (``WebRTCEchoCanceller/echoPathChanged()``). nil for other chains.
+    private let pathChangeLink: (speex: SpeexEchoCanceller, aec2: WebRTCEchoCanceller)?
+    private var speexResetsSeen = 0
     private let noise: (any NoiseSuppressor)?
     /// The WebRTC canceller whose `AudioProcessing` also runs WebRTC NS and/or the WebRTC VAD (issue 13: one band
     /// split instead of one instance per stage), or nil. It runs on every frame: while the cancellers pause it
@@ -84,6 +88,12 @@ final class ProcessingChain {
         let hosted = Self.hostedStages(configuration)
         (echo, secondEcho) = try Self.makeEcho(configuration.echoCancellation, rate: rate, hosting: hosted)
         host = hosted.noise == nil && hosted.voice == nil ? nil : (secondEcho ?? echo) as? WebRTCEchoCanceller
+        if let speex = echo as? SpeexEchoCanceller, let aec2 = secondEcho as? WebRTCEchoCanceller,
+           aec2.configuration.pathChangeSuppressionLevel != nil {
+            pathChangeLink = (speex, aec2)
+        } else {
+            pathChangeLink = nil
+        }
         noise = hosted.noise == nil ? try Self.makeNoise(configuration.noiseSuppression, rate: rate) : nil
         silence = .zeroed(capacity: frameLength)
         if case .automatic(let maximum) = configuration.alignment, echo != nil {
@@ -227,6 +237,10 @@ final class ProcessingChain {
             let residual = alignment.residualMilliseconds(estimate: estimator?.delayMilliseconds)
             echo.streamDelayMilliseconds = residual
             _ = echo.process(capture: mic, reference: UnsafeBufferPointer(reference), output: processed)
+            if let link = pathChangeLink, link.speex.divergenceResets != speexResetsSeen {
+                speexResetsSeen = link.speex.divergenceResets
+                link.aec2.echoPathChanged()
+            }
             if let secondEcho {
                 secondEcho.streamDelayMilliseconds = residual
                 _ = secondEcho.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),

@@ -91,6 +91,12 @@ void afe_apm_get_metrics(afe_apm *apm, afe_apm_metrics *metrics);
 /// Initialize(): clears the stream state, keeps the settings.
 int32_t afe_apm_reset(afe_apm *apm);
 
+/// AEC2's suppression level (0 low, 1 moderate, 2 high), from the next capture frame on, keeping the filter and
+/// the rest of the stream state (EchoCancellation::set_suppression_level: WebRTC's own lock, as every
+/// ProcessStream takes it, and WebRtcAec_set_config on the existing handles; no allocation). Returns the
+/// library's status; -6 (kBadParameterError) without AEC2 or for another level.
+int32_t afe_apm_set_suppression_level(afe_apm *apm, int32_t level);
+
 // MARK: - Opus ctls (opus_encoder_ctl is variadic; its request macros are function-like)
 
 static inline int afe_opus_set_bitrate(OpusEncoder *e, int32_t v) { return opus_encoder_ctl(e, OPUS_SET_BITRATE(v)); }
