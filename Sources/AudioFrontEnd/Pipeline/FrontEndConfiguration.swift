@@ -218,7 +218,8 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// over far-end-only time: mean 0.70 -> 0.63 s, 5 -> 3 of 18 above 0.5 s (`path_moved_meeting_x8` 0.65 -> 0.17,
     /// `path_moved_x1` 0.42 -> 0.20, `path_moved_bedroom_x5` 4.13 -> 3.58 s), worst 4.13 -> 4.11 s; high for 1 or
     /// 2 s, or moderate for 2 s: mean 0.68 s, 4 of 18. A door opened clears nothing, so nothing reacts there
-    /// (`path_door_living_x7` 4.11 s, `path_door_x1` 0.68 s).
+    /// (`path_door_living_x7` 4.11 s, `path_door_x1` 0.68 s). Other tuning kinds: output bit for bit unchanged
+    /// (no reset fires there). Test half, run once (2026-12-03): `path_moved` 1.52 -> 0.86 s, `path_door` 0.55 s.
     /// `aec2-change-level=-1` of `afe process --echo-chain` turns it off.
     public static var defaultEchoCancellation: EchoCancellation {
         var speex = SpeexEchoCanceller.Configuration()
