@@ -35,7 +35,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         public var denoise: Bool = false
         /// Maximum noise attenuation when ``denoise`` is on, -100...0 dB. Default -15 (speexdsp's).
         public var noiseSuppressDecibels: Int = -15
-        /// Blocks each 10 ms frame is processed in (1, 2 or 4, dividing the frame): the filter and the
+        /// Blocks each 10 ms frame is processed in (1, 2, 4, 5 or 8, dividing the frame): the filter and the
         /// preprocessor work on blocks of 10 / ``blocksPerFrame`` ms, and the preprocessor's delay is one block
         /// (``latencySamples``), for a front end with less algorithmic delay. Default 1. Measured through the
         /// default chain at 16 kHz with 4 (2.5 ms blocks; 152 instead of 272 samples of delay, 9.5 ms): double
@@ -108,8 +108,8 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         try AudioFrontEndError.check(c.echoSuppressActiveDecibels, in: -100...0, "speex echo suppress active (dB)")
         try AudioFrontEndError.check(c.noiseSuppressDecibels, in: -100...0, "speex noise suppress (dB)")
         let filterLength = c.tailMilliseconds * c.sampleRate / 1000
-        guard [1, 2, 4].contains(c.blocksPerFrame), length % c.blocksPerFrame == 0 else {
-            throw AudioFrontEndError(.invalidConfiguration, "speex echo canceller blocks per frame must be 1, 2 or 4 and divide \(length)")
+        guard [1, 2, 4, 5, 8].contains(c.blocksPerFrame), length % c.blocksPerFrame == 0 else {
+            throw AudioFrontEndError(.invalidConfiguration, "speex echo canceller blocks per frame must be 1, 2, 4, 5 or 8 and divide \(length)")
         }
         let block = length / c.blocksPerFrame
         try AudioFrontEndError.check(c.divergenceFrames, in: 1...50, "speex echo canceller divergence frames")
