@@ -53,6 +53,13 @@ final class EchoCancellerContractTests: XCTestCase {
                 try PassthroughEchoCanceller(configuration: .init(sampleRate: rate))
             }
         }
+        for count in [0, 3, 10] {
+            var blocks = Speex()
+            blocks.blocksPerFrame = count
+            assertThrows(.invalidConfiguration, naming: ["blocks per frame"], "speex in \(count) blocks per frame") {
+                try SpeexEchoCanceller(configuration: blocks)
+            }
+        }
         var loud = Speex()
         loud.echoSuppressDecibels = 5
         assertThrows(.invalidConfiguration, naming: ["echo suppress", "5"], "speex echo suppress +5 dB") {
@@ -247,12 +254,15 @@ extension EchoCancellerContractTests {
             var stages: [(String, Int, [Int16])] = []
             var linear = Speex(sampleRate: rate)
             linear.residualEchoSuppression = false
-            var blocks = Speex(sampleRate: rate)
-            blocks.blocksPerFrame = 4
+            // Blocks of 10/4, 10/5 and 10/8 ms: the preprocessor's delay is one block (40, 32, 20 samples at 16 kHz).
+            let blocks = try [4, 5, 8].map { count -> EchoCanceller in
+                var speex = Speex(sampleRate: rate)
+                speex.blocksPerFrame = count
+                return try SpeexEchoCanceller(configuration: speex)
+            }
             var cancellers: [EchoCanceller] = [try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate)),
                                                try SpeexEchoCanceller(configuration: Speex(sampleRate: rate)),
-                                               try SpeexEchoCanceller(configuration: linear),
-                                               try SpeexEchoCanceller(configuration: blocks),
+                                               try SpeexEchoCanceller(configuration: linear)] + blocks + [
                                                try PassthroughEchoCanceller(configuration: .init(sampleRate: rate))]
             if rate <= 16000 { cancellers.append(try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate, mode: .mobile))) }
             for canceller in cancellers {
