@@ -2,7 +2,8 @@ import Dispatch
 
 /// The rings that carry events from the audio thread to the drain thread, and the semaphore that wakes it.
 ///
-/// Producer: the thread that processes frames (the mic push thread, or the control thread in `finish`).
+/// Producer: the thread that processes frames (the mic push thread, the drain thread for frames a push left
+/// behind, or the control thread in `finish`; one at a time, handed over by the `MicGate`'s acquire/release).
 /// Consumer: the drain thread. Posting is real-time safe: `DispatchSemaphore.signal` is an atomic increment, and
 /// a futex (Linux) or ulock (Darwin) wake only when the drain thread waits; it neither allocates nor locks.
 /// (Unnamed POSIX semaphores, used before, do not exist on Darwin.)

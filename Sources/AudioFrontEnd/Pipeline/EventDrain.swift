@@ -3,8 +3,9 @@ import Foundation
 import Synchronization
 
 /// The drain thread: reads event records and their payloads from the ``EventChannel`` and delivers each as a
-/// ``FrontEndEvent`` to the delegate and to the async sequence, in order. Never runs on an audio thread; calls
-/// the delegate without holding any lock.
+/// ``FrontEndEvent`` to the delegate and to the async sequence, in order; after each round, processes the mic
+/// frames a push left behind (``FrontEnd/processMicLeftBehind()``). Never runs on an audio thread; calls the
+/// delegate without holding any lock.
 final class EventDrain: @unchecked Sendable {
     // Invariant for @unchecked Sendable: `sinks` is guarded by its Mutex; everything else is touched by the
     // drain thread only, after start.
@@ -110,6 +111,7 @@ final class EventDrain: @unchecked Sendable {
                 _ = deliverQueued(owner: owner)
                 break
             }
+            owner.processMicLeftBehind() // room was made: the frames a push left behind (it signals what it emits)
         }
         endSequence()
         markDone()

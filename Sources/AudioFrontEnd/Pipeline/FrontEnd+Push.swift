@@ -31,13 +31,18 @@ extension FrontEnd {
     ///   counted in ``DropCounts/micRefusedBytes``), or ``PushStatus/notRunning`` / ``PushStatus/concurrentPush``.
     /// Mic push thread (one at a time); real-time safe.
     public func pushMic(bytes: UnsafeRawBufferPointer) -> PushResult {
-        if let refused = micGate.enter() { return PushResult(status: refused, accepted: 0) }
-        defer { micGate.leave() }
+        let entry = micGate.enter()
+        if case .refused(let status) = entry { return PushResult(status: status, accepted: 0) }
+        var processes = entry == .processing
+        defer { leaveMicGate(processed: processes) }
         guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
         let slice = UnsafeRawBufferPointer(rebasing: bytes.prefix(2 * maximumMicPushSamples))
         let accepted = decode(slice, carry: &micCarry, into: scratch) { samples in
             let taken = micRing.write(samples)
-            processAvailableMic()
+            if processes || micGate.takeProcessing() {
+                processes = true
+                processAvailableMic()
+            }
             return taken
         }
         return finishMicPush(accepted: accepted, of: bytes.count, unit: 1)
@@ -46,15 +51,20 @@ extension FrontEnd {
     /// Pushes microphone samples, interleaved when the mic has several channels. See ``pushMic(bytes:)``;
     /// ``PushResult/accepted`` counts samples. Mic push thread (one at a time); real-time safe.
     public func pushMic(samples: UnsafeBufferPointer<Int16>) -> PushResult {
-        if let refused = micGate.enter() { return PushResult(status: refused, accepted: 0) }
-        defer { micGate.leave() }
+        let entry = micGate.enter()
+        if case .refused(let status) = entry { return PushResult(status: status, accepted: 0) }
+        var processes = entry == .processing
+        defer { leaveMicGate(processed: processes) }
         guard isRunning else { return PushResult(status: .notRunning, accepted: 0) }
         let limit = min(samples.count, maximumMicPushSamples)
         var accepted = 0
         while accepted < limit {
             let taken = micRing.write(UnsafeBufferPointer(rebasing: samples[accepted..<limit]))
             accepted += taken
-            processAvailableMic()
+            if processes || micGate.takeProcessing() {
+                processes = true
+                processAvailableMic()
+            }
             if taken == 0 && micRing.freeCount == 0 { break }
         }
         return finishMicPush(accepted: accepted, of: samples.count, unit: 2)
@@ -86,6 +96,13 @@ extension FrontEnd {
         let limit = min(samples.count, maximumReferencePushSamples)
         appendReference(UnsafeBufferPointer(rebasing: samples[..<limit]))
         return finish(accepted: limit, of: samples.count, unit: 2, refused: referenceRefusedBytes)
+    }
+
+    /// Leaves the mic gate; when frames are left behind (the event rings were full, or the drain thread was
+    /// processing), flags them and wakes the drain thread, which processes them once it has made room.
+    private func leaveMicGate(processed: Bool) {
+        let workLeft = processed && (frame.hasFrame || micRing.count >= micConverter.channelCount)
+        if micGate.leave(processed: processed, workLeft: workLeft) { eventChannel.signal() }
     }
 
     private func finishMicPush(accepted: Int, of total: Int, unit: Int) -> PushResult {
@@ -147,11 +164,27 @@ extension FrontEnd {
         }
     }
 
-    /// Processes every complete frame the mic ring holds while the event rings have room.
-    /// Inside the mic gate (or the control thread in `finish`); real-time safe.
-    func processAvailableMic() {
+    /// The drain thread, after delivering: processes the frames a push left in the mic ring (the event rings
+    /// were full, or the push came while the drain was processing), when no push is inside. In a front end that
+    /// outlives dialogs (VoiceRecognition's engine, NeoNui) they waited for the next push before, and could fall after
+    /// a dialog's end: audio accepted and not delivered to it. Stops after the frame in hand when a push comes
+    /// in (the push takes the processing over). Drain thread; never blocks.
+    func processMicLeftBehind() {
+        while eventChannel.hasRoomForFrame && micGate.takeLeftBehind() {
+            let before = chain.framesProcessed
+            processAvailableMic(yieldingToPush: true)
+            framesProcessedByDrain.add(chain.framesProcessed - before, ordering: .relaxed)
+            micGate.releaseProcessing(workLeft: frame.hasFrame || micRing.count >= micConverter.channelCount)
+        }
+    }
+
+    /// Processes every complete frame the mic ring holds while the event rings have room (and, with
+    /// `yieldingToPush`, until a push enters the gate). By whoever holds the mic gate's processing: a push, the
+    /// drain thread, or the control thread in `finish` after the gate closed; real-time safe.
+    func processAvailableMic(yieldingToPush: Bool = false) {
         var processedAny = false
         while eventChannel.hasRoomForFrame {
+            if yieldingToPush && micGate.hasPushInside { break }
             if frame.hasFrame {
                 let isPlaying = playing.load(ordering: .acquiring)
                 references.countsMissing = isPlaying

@@ -7,18 +7,22 @@ import Synchronization
 /// Threads:
 /// - one thread pushes the mic (``pushMic(bytes:)`` / ``pushMic(samples:)``), and each complete 10 ms frame is
 ///   processed inline on that thread, right away (the lowest latency: no hand-off, no wake-up; a frame costs a
-///   fraction of a millisecond);
+///   fraction of a millisecond); frames a push could not process because the event consumer was behind are
+///   processed by the drain thread once it has caught up (no push fails for it: see `MicGate`);
 /// - another thread pushes the reference (``pushReference(bytes:)`` / ``pushReference(samples:)``) at the same time;
 /// - a third thread controls (``start()``, ``setPlaying(_:)``, ``finish()``, ``cancel()``);
-/// - the front end's drain thread delivers events to the ``delegate`` and to ``events``, never the audio threads.
+/// - the front end's drain thread delivers events to the ``delegate`` and to ``events``, never the audio threads,
+///   and processes the frames left behind (above).
 /// Pushes are real-time safe: no allocation, no lock, no blocking, no throwing; they return a ``PushResult``.
 /// (The WebRTC stages lock their own uncontended mutex inside webrtc-audio-processing 0.3: 3 times per frame for
 /// AEC2, once each for WebRTC NS and VAD; every other stage takes none. `FrontEndLockTests` counts them.)
 /// Processed audio is emitted in the push that completes its frame and lags the mic by ``processingDelay``.
 public final class FrontEnd: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: mic-side state (micRing consumer side, micConverter, chain, frame
-    // buffer) is touched only by the thread inside the mic gate; reference-side state only inside the reference
-    // gate; the gates are atomics; the drain side is the EventChannel's consumer and the Mutex-guarded sinks.
+    // Invariant for @unchecked Sendable: the mic ring's producer side and micCarry are touched only by the push
+    // inside the mic gate; mic-side processing state (micRing consumer side, micConverter, chain, frame buffer,
+    // the event rings' producer side) only by the holder of the mic gate's processing (a push, or the drain
+    // thread for frames a push left behind); reference-side state only inside the reference gate; the gates are
+    // atomics; the drain side is the EventChannel's consumer and the Mutex-guarded sinks.
     public let configuration: FrontEndConfiguration
     let micRing: SPSCRing<Int16>
     let references: ReferenceHistory
@@ -28,7 +32,7 @@ public final class FrontEnd: @unchecked Sendable {
     let referenceConverter: InputConverter
     let frame: FrameAccumulator
     let drain: EventDrain
-    let micGate = PushGate()
+    let micGate = MicGate()
     let referenceGate = PushGate()
     let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
     let playing = Atomic<Bool>(true)
@@ -43,6 +47,8 @@ public final class FrontEnd: @unchecked Sendable {
     let micScratch: UnsafeMutableBufferPointer<Int16>
     let referenceScratch: UnsafeMutableBufferPointer<Int16>
     var referencePushed = 0
+    /// Frames the drain thread processed (left behind by a push: ``processMicLeftBehind()``). Any thread.
+    let framesProcessedByDrain = Atomic<Int>(0)
 
     enum Lifecycle: Int { case created, running, ended }
 
@@ -86,8 +92,8 @@ public final class FrontEnd: @unchecked Sendable {
         set { drain.delegate = newValue }
     }
 
-    /// Receives the processed audio and the Opus packets on the processing thread (the mic push thread, or
-    /// ``finish()``'s), as soon as the stages produce them and before their events: the real-time path to a
+    /// Receives the processed audio and the Opus packets on the processing thread (the mic push thread, the
+    /// drain thread for frames a push left behind, or ``finish()``'s; one at a time, in order), as soon as the stages produce them and before their events: the real-time path to a
     /// consumer such as a streaming client's lock-free queue, with no hand-off through the drain thread. Set it
     /// before ``start()`` (not changed while running); held strongly until the front end is released. Its calls must
     /// be real-time safe.
@@ -166,7 +172,8 @@ public final class FrontEnd: @unchecked Sendable {
 
 /// Receives a ``FrontEnd``'s processed audio and Opus packets on its processing thread (``FrontEnd/audioSink``).
 ///
-/// Called on the thread that processes a frame (the mic push thread, or the thread in ``FrontEnd/finish()``), in
+/// Called on the thread that processes a frame (the mic push thread, the drain thread for frames a push left
+/// behind when the event consumer was behind, or the thread in ``FrontEnd/finish()``), one at a time, in
 /// order, before the same output's ``FrontEndEvent``. Real-time: the calls must not allocate, lock or block. The
 /// buffers are valid only during the call.
 public protocol FrontEndAudioSink: AnyObject, Sendable {

@@ -36,7 +36,7 @@ struct ByteCarry {
 }
 
 /// Collects converted mic samples at the processing rate until a whole 10 ms frame is there.
-/// One thread at a time (inside the mic gate); real-time safe.
+/// One thread at a time (the holder of the mic gate's processing); real-time safe.
 final class FrameAccumulator {
     let frameLength: Int
     let buffer: UnsafeMutableBufferPointer<Int16>
