@@ -6,7 +6,11 @@
 Per scenario, in OUT/HALF/ID/: mic.wav (1 or 2 channels), reference.wav (as played; absent without a far end),
 near.wav (clean near end as it reaches the mic), echo.wav (echo alone), noise.wav (noise + floor alone),
 labels.csv (per 10 ms: frame, near-end speech, echo active) and truth.json (spec, room, delay, drift, levels,
-transcript, intervals). --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
+transcript, intervals). --extra-bargein N writes, instead of the matrix, N extra renderings of each barge-in scene
+(double talk at every SER and rate_16k, ids ID_x1..ID_xN, new seeds, the half's own pools: matrix.extra_bargein) —
+barge-in tuning material with more interruptions, tuning half only, into a folder of your own (never the shared
+matrix), e.g. `--half tune --extra-bargein 2 --out out/extra`; score it with `bargein.py --half tune --scenarios
+out/extra`. --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
 on a difference; --write-hashes records them."""
 import argparse
 import hashlib
@@ -78,13 +82,22 @@ def main():
     p.add_argument("--out", default=os.path.join(ROOT, "out", "scenarios"))
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--check", action="store_true", help="compare hashes with hashes/HALF.json; exit 1 on a difference")
+    p.add_argument("--extra-bargein", type=int, default=0, metavar="N",
+                   help="write N extra renderings of each barge-in scene (tuning half only, no hashes) instead")
     p.add_argument("--write-hashes", action="store_true", help="record the hashes in hashes/HALF.json")
     a = p.parse_args()
     ids = None
     if a.only:
         ids = matrix.CI_SLICE if a.only == "ci" else a.only.split(",")
-    specs = matrix.by_id(a.half, ids)
-    if ids and len(specs) != len(set(ids)):
+    if a.extra_bargein:
+        if a.half != "tune" or a.check or a.write_hashes:
+            sys.exit("generate: --extra-bargein is tuning material: --half tune, without --check or --write-hashes")
+        if os.path.realpath(a.out) == os.path.realpath(os.path.join(ROOT, "out", "scenarios")):
+            sys.exit("generate: --extra-bargein needs its own --out (not the matrix's folder)")
+    specs = matrix.extra_bargein(a.half, a.extra_bargein) if a.extra_bargein else matrix.by_id(a.half, ids)
+    if a.extra_bargein and ids:
+        specs = [s for s in specs if s["id"] in set(ids)]
+    if not a.extra_bargein and ids and len(specs) != len(set(ids)):
         sys.exit(f"generate: unknown scenario id in {ids}")
     jobs = [(s, a.out) for s in specs]
     if a.jobs > 1:

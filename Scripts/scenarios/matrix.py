@@ -170,58 +170,80 @@ def seed_of(*parts):
 
 def scenarios(half):
     """The half's scenario specs (dicts), in template order; deterministic."""
-    pools = POOLS[half]
+    near_sentences = _near_sentences(half)
+    return [_spec(half, sid, kind, fixed, near_sentences) for sid, kind, fixed in TEMPLATE]
+
+
+def _near_sentences(half):
     sentences = list(NEAR_SENTENCES)
     np.random.default_rng(99).shuffle(sentences)  # one fixed split of the sentences
-    near_sentences = sentences[:20] if half == "test" else sentences[20:]
-    out = []
-    for sid, kind, fixed in TEMPLATE:
-        s = {"id": sid, "half": half, "kind": kind, "seed": seed_of(half, sid)}
-        if fixed.get("scene"):
-            s["seed"] = seed_of(half, fixed["scene"])
-        r = np.random.default_rng(s["seed"])
-        s["room"] = fixed["room"]
-        s["rt60_range"] = list(fixed.get("rt60_range", ())) or None
-        s["speaker_mic_m"] = fixed.get("speaker_mic_m")
-        s["duration_s"] = 60.0 if kind == "drift" else 30.0
-        rate_draw, channels_draw = int(RATES[int(r.integers(0, 3))]), int(r.choice([1, 1, 2]))
-        s["rate"] = fixed.get("rate") or rate_draw
-        s["channels"] = 1 if kind in ("rate", "vad_noise") else channels_draw
-        has_far = kind not in ("near", "vad_noise")
-        s["far"] = fixed.get("far", "speech") if has_far else None
-        far_voice = pools["far"][int(r.integers(0, len(pools["far"])))]
-        s["far_voice"] = list(far_voice)
-        s["near"] = kind in ("near", "vad_noise", "doubletalk", "rate")
-        s["near_voice"] = list(pools["near"][int(r.integers(0, len(pools["near"])))])
-        s["near_sentences"] = [near_sentences[int(i)] for i in r.permutation(len(near_sentences))[:8]]
-        db_ = fixed.get("delay_bin")
-        s["delay_ms"] = float(round(r.uniform(*DELAY_BINS[db_]))) if db_ is not None else float(round(r.uniform(0, 500)))
-        drift = fixed.get("drift_ppm", 0)
-        s["drift_ppm"] = drift[half] if isinstance(drift, dict) else drift
-        s["nonlinearity"] = fixed.get("nonlinearity")
-        s["volume_changes"] = bool(fixed.get("volume_changes"))
-        s["path_change"] = fixed.get("path_change")
-        s["ser_db"] = fixed.get("ser_db")
-        s["echo_dbfs"] = round(float(r.uniform(-26, -16)), 1) if kind in ("echo", "echo_hard", "drift", "path_change") else None
-        s["near_dbfs"] = round(float(r.uniform(-30, -24)), 1)
-        noise = fixed.get("noise")
-        if kind in ("doubletalk", "rate"):
-            noise = ["pink", "fan", "babble"][int(r.integers(0, 3))]
-        s["noise"] = noise
-        if kind == "near":
-            s["snr_db"] = round(float(r.uniform(0, 30)), 1)
-        elif kind in ("doubletalk", "rate"):
-            s["snr_db"] = round(float(r.uniform(15, 30)), 1)
-        else:
-            s["snr_db"] = fixed.get("snr_db")
-        # the floor: -55..-40 dBFS; far-end-only scenarios keep it at -55..-50 so ERLE up to ~30-40 dB is visible
-        lo, hi = (-55, -50) if kind in ("echo", "echo_hard", "drift", "path_change") else (-55, -40)
-        s["floor_dbfs"] = round(float(r.uniform(lo, hi)), 1)
-        s["far_level_dbfs"] = round(float(r.uniform(-22, -16)), 1)
-        if fixed.get("scene"):
-            s["rate_scene"] = fixed["scene"]
-        out.append(s)
-    return out
+    return sentences[:20] if half == "test" else sentences[20:]
+
+
+def _spec(half, sid, kind, fixed, near_sentences, seed=None):
+    """One spec of the template entry (sid, kind, fixed), every value drawn from `seed` (default: the half and id)."""
+    pools = POOLS[half]
+    s = {"id": sid, "half": half, "kind": kind, "seed": seed_of(half, sid)}
+    if fixed.get("scene"):
+        s["seed"] = seed_of(half, fixed["scene"])
+    if seed is not None:
+        s["seed"] = seed
+    r = np.random.default_rng(s["seed"])
+    s["room"] = fixed["room"]
+    s["rt60_range"] = list(fixed.get("rt60_range", ())) or None
+    s["speaker_mic_m"] = fixed.get("speaker_mic_m")
+    s["duration_s"] = 60.0 if kind == "drift" else 30.0
+    rate_draw, channels_draw = int(RATES[int(r.integers(0, 3))]), int(r.choice([1, 1, 2]))
+    s["rate"] = fixed.get("rate") or rate_draw
+    s["channels"] = 1 if kind in ("rate", "vad_noise") else channels_draw
+    has_far = kind not in ("near", "vad_noise")
+    s["far"] = fixed.get("far", "speech") if has_far else None
+    far_voice = pools["far"][int(r.integers(0, len(pools["far"])))]
+    s["far_voice"] = list(far_voice)
+    s["near"] = kind in ("near", "vad_noise", "doubletalk", "rate")
+    s["near_voice"] = list(pools["near"][int(r.integers(0, len(pools["near"])))])
+    s["near_sentences"] = [near_sentences[int(i)] for i in r.permutation(len(near_sentences))[:8]]
+    db_ = fixed.get("delay_bin")
+    s["delay_ms"] = float(round(r.uniform(*DELAY_BINS[db_]))) if db_ is not None else float(round(r.uniform(0, 500)))
+    drift = fixed.get("drift_ppm", 0)
+    s["drift_ppm"] = drift[half] if isinstance(drift, dict) else drift
+    s["nonlinearity"] = fixed.get("nonlinearity")
+    s["volume_changes"] = bool(fixed.get("volume_changes"))
+    s["path_change"] = fixed.get("path_change")
+    s["ser_db"] = fixed.get("ser_db")
+    s["echo_dbfs"] = round(float(r.uniform(-26, -16)), 1) if kind in ("echo", "echo_hard", "drift", "path_change") else None
+    s["near_dbfs"] = round(float(r.uniform(-30, -24)), 1)
+    noise = fixed.get("noise")
+    if kind in ("doubletalk", "rate"):
+        noise = ["pink", "fan", "babble"][int(r.integers(0, 3))]
+    s["noise"] = noise
+    if kind == "near":
+        s["snr_db"] = round(float(r.uniform(0, 30)), 1)
+    elif kind in ("doubletalk", "rate"):
+        s["snr_db"] = round(float(r.uniform(15, 30)), 1)
+    else:
+        s["snr_db"] = fixed.get("snr_db")
+    # the floor: -55..-40 dBFS; far-end-only scenarios keep it at -55..-50 so ERLE up to ~30-40 dB is visible
+    lo, hi = (-55, -50) if kind in ("echo", "echo_hard", "drift", "path_change") else (-55, -40)
+    s["floor_dbfs"] = round(float(r.uniform(lo, hi)), 1)
+    s["far_level_dbfs"] = round(float(r.uniform(-22, -16)), 1)
+    if fixed.get("scene"):
+        s["rate_scene"] = fixed["scene"]
+    return s
+
+
+# Template entries whose far end plays while the user talks (the barge-in scenes), for extra_bargein.
+BARGEIN_TEMPLATE = [t for t in TEMPLATE if t[1] == "doubletalk" or t[0] == "rate_16k"]
+
+
+def extra_bargein(half, n):
+    """`n` extra renderings of each barge-in template entry (double talk at every SER, and the 16 kHz rate
+    scene), ids ID_xK (K = 1..n): the same fixed settings and the half's own pools and sentences, every other
+    value drawn from a new seed (half, ID, "extra", K) — more scenes with several interruptions each, beside the
+    matrix and never in it. For barge-in tuning material from the tuning half (`generate.py --extra-bargein`)."""
+    near_sentences = _near_sentences(half)
+    return [_spec(half, f"{sid}_x{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, "extra", k))
+            for k in range(1, n + 1) for sid, kind, fixed in BARGEIN_TEMPLATE]
 
 
 def by_id(half, ids=None):

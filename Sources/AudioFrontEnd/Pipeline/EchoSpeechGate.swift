@@ -80,6 +80,26 @@ struct EchoSpeechGate {
     /// below the running echo reduction (false outside playback). Such frames may complete a playback onset early
     /// (``FrontEndConfiguration/EchoGate/strongOnsetMilliseconds``).
     private(set) var isStrongEvidence = false
+    /// Whether the running echo reduction has reached ``convergedDecibels`` once in this stream. It may fall back
+    /// under it later without the canceller having diverged: in a noisy room the output of echo-only frames
+    /// comes down to the noise floor, and once the suppressors stop holding that floor down (a few seconds into
+    /// playback) the reduction is the echo's height above the floor, under 15 dB at a quiet echo.
+    private(set) var hasConverged = false
+    /// Whether the last frame given to ``allowsSpeech`` passed every test but the convergence test (during
+    /// playback: past the resume frames, its reduction below the running one by the margin, above the residual
+    /// level; outside playback: what ``allowsSpeech`` returned). The barge-in decision asks this once the gate
+    /// has converged (``FrontEndConfiguration/BargeIn/convergedDecibels``).
+    private(set) var passesMargins = false
+    /// What ``allowsSpeech`` returned for the last frame.
+    private(set) var isAllowed = false
+
+    /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision: allowed, or (once
+    /// the gate has converged) past every other test with the running echo reduction at least
+    /// `convergedDecibels` (``FrontEndConfiguration/BargeIn/convergedDecibels``; at or above
+    /// ``convergedDecibels`` this is ``isAllowed``). Real-time safe.
+    func allowsBargeIn(convergedDecibels floor: Float) -> Bool {
+        isAllowed || (passesMargins && hasConverged && echoReduction >= floor)
+    }
 
     init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {
         holdFrames = settings.holdMilliseconds / 10
@@ -111,7 +131,9 @@ struct EchoSpeechGate {
         guard framesSinceFarEnd <= holdFrames else {
             // After playback the output's noise floor comes back up from where the suppressors held it: until
             // the VAD's noise estimate has followed, only what stands above the residual level counts.
-            return framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual
+            passesMargins = framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual
+            isAllowed = passesMargins
+            return isAllowed
         }
         let reduction = echoEstimate - output
         if tailDecayPerFrame > 0 {
@@ -128,8 +150,11 @@ struct EchoSpeechGate {
             echoReduction += (reduction > echoReduction ? 0.05 : 0.01) * (reduction - echoReduction)
             residualLevel += 0.02 * (output - residualLevel)
         }
-        let allowed = framesSinceResume > resumeFrames && echoReduction >= convergedDecibels
-            && reduction < echoReduction - echoMarginDecibels && aboveResidual
+        if echoReduction >= convergedDecibels { hasConverged = true }
+        passesMargins = framesSinceResume > resumeFrames && reduction < echoReduction - echoMarginDecibels
+            && aboveResidual
+        let allowed = passesMargins && echoReduction >= convergedDecibels
+        isAllowed = allowed
         isStrongEvidence = allowed && output > residualLevel + strongResidualDecibels
             && reduction < echoReduction - strongReductionDecibels
         return allowed

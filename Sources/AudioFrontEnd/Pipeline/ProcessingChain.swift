@@ -298,7 +298,9 @@ final class ProcessingChain {
                                     duringPlayback: speechGate.isPlaybackActive,
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
-        decideBargeIn(speech: speech && allowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
+        // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
+        let bargeInAllowed = bargeIn.map { speechGate.allowsBargeIn(convergedDecibels: $0.settings.convergedDecibels) } ?? allowed
+        decideBargeIn(speech: speech && bargeInAllowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         emitted += n
     }
 
