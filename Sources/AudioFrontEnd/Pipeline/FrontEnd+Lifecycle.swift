@@ -21,9 +21,9 @@ extension FrontEnd {
         micGate.close()
         referenceGate.close()
         // The rest of the mic ring, the resampler's tail, then the zero-padded partial frame.
-        while micRing.count >= micConverter.channelCount || frame.hasFrame {
+        while hasMicWorkLeft {
             processAvailableMic()
-            if micRing.count >= micConverter.channelCount || frame.hasFrame { waitForRoom() }
+            if hasMicWorkLeft { waitForRoom() }
         }
         micRing.discard(micRing.count) // a partial multi-channel frame cannot be used
         frame.didAppend(micConverter.flush(into: frame.freeSpace))

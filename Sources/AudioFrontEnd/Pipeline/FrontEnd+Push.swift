@@ -101,9 +101,13 @@ extension FrontEnd {
     /// Leaves the mic gate; when frames are left behind (the event rings were full, or the drain thread was
     /// processing), flags them and wakes the drain thread, which processes them once it has made room.
     private func leaveMicGate(processed: Bool) {
-        let workLeft = processed && (frame.hasFrame || micRing.count >= micConverter.channelCount)
+        let workLeft = processed && hasMicWorkLeft
         if micGate.leave(processed: processed, workLeft: workLeft) { eventChannel.signal() }
     }
+
+    /// Whether the mic ring holds at least one whole sample frame or a complete 10 ms frame waits to be processed.
+    /// Whoever holds the mic gate's processing; real-time safe.
+    var hasMicWorkLeft: Bool { frame.hasFrame || micRing.count >= micConverter.channelCount }
 
     private func finishMicPush(accepted: Int, of total: Int, unit: Int) -> PushResult {
         finish(accepted: accepted, of: total, unit: unit, refused: micRefusedBytes)
@@ -174,7 +178,7 @@ extension FrontEnd {
             let before = chain.framesProcessed
             processAvailableMic(yieldingToPush: true)
             framesProcessedByDrain.add(chain.framesProcessed - before, ordering: .relaxed)
-            micGate.releaseProcessing(workLeft: frame.hasFrame || micRing.count >= micConverter.channelCount)
+            micGate.releaseProcessing(workLeft: hasMicWorkLeft)
         }
     }
 
