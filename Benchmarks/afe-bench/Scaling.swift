@@ -3,10 +3,15 @@ import Foundation
 import Synchronization
 
 /// N sessions at once, each on its own push thread (plus its own drain thread), each pushing the whole input as
-/// fast as it goes. Capacity is counted from CPU time (real-time audio seconds per CPU second), which other
-/// processes on a shared machine disturb far less than wall time; the wall-time figure is reported beside it.
+/// fast as it goes, against N bare C pipelines (one thread each) in rounds: ours and C back to back, the order
+/// alternating round by round so that a drift in the machine's speed (other jobs, frequency, caches) falls on
+/// both. Capacity is counted from CPU time (real-time audio seconds per CPU second), which other processes on a
+/// shared machine disturb far less than wall time; the wall-time figure is reported beside it. Every figure is
+/// the median over the rounds; memory is the largest round's.
 struct ScalingResult: Codable {
     var sessions: Int
+    /// Rounds of ours + C run back to back.
+    var rounds: Int
     /// Wall time / audio time of one session: ≤ 1 means all N sessions kept up with real time.
     var wallRealTimeFactor: Double
     /// Process CPU time / (N × audio time).
@@ -23,13 +28,59 @@ struct ScalingResult: Codable {
     var heapPerSessionMiB: Double
     /// The larger of the two: what a long session ends up holding.
     var memoryPerSessionMiB: Double { max(residentPerSessionMiB, heapPerSessionMiB) }
-    /// The same N sessions of the bare C pipeline, one thread each, right after: the control for a shared machine.
+    /// The same N sessions of the bare C pipeline, one thread each, in the same rounds: the control.
     var cSessionsPerCore: Double
     var cMemoryPerSessionMiB: Double
+    /// Our sessions per core / C's, each round's pair: the median, the lowest and the highest round.
+    var ratioToC: Double
+    var ratioToCLowest: Double
+    var ratioToCHighest: Double
 }
 
 enum Scaling {
-    static func run(sessions: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws -> ScalingResult {
+    static func run(sessions: Int, rounds: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws
+        -> ScalingResult {
+        var ours = [OursRound](), c = [CRound]()
+        for round in 0..<rounds {
+            if round % 2 == 0 {
+                ours.append(try runOurs(sessions: sessions, configuration: configuration, input: input))
+                c.append(try runC(sessions: sessions, configuration: configuration, input: input))
+            } else {
+                c.append(try runC(sessions: sessions, configuration: configuration, input: input))
+                ours.append(try runOurs(sessions: sessions, configuration: configuration, input: input))
+            }
+        }
+        let audio = input.seconds, n = Double(sessions)
+        let perSession = median(ours.map { $0.cpu / (n * audio) })
+        let ratios = zip(ours, c).map { (n * audio / $0.cpu) / $1.perCore }
+        return ScalingResult(sessions: sessions, rounds: rounds, wallRealTimeFactor: median(ours.map { $0.wall / audio }),
+                             cpuRealTimeFactorPerSession: perSession,
+                             pushThreadRealTimeFactorPerSession: median(ours.map { $0.pushCPU / (n * audio) }),
+                             sessionsPerCore: 1 / perSession, sessionsByWallTime: median(ours.map { n * audio / $0.wall }),
+                             residentPerSessionMiB: ours.map(\.residentMiB).max() ?? .nan,
+                             heapPerSessionMiB: ours.map(\.heapMiB).max() ?? .nan,
+                             cSessionsPerCore: median(c.map(\.perCore)), cMemoryPerSessionMiB: c.map(\.memoryMiB).max() ?? .nan,
+                             ratioToC: median(ratios), ratioToCLowest: ratios.min() ?? .nan, ratioToCHighest: ratios.max() ?? .nan)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    /// One round of ours: seconds of process CPU, of the push threads' CPU and of wall time; memory per session.
+    private struct OursRound {
+        var cpu: Double, pushCPU: Double, wall: Double, residentMiB: Double, heapMiB: Double
+    }
+
+    private struct CRound {
+        var perCore: Double, memoryMiB: Double
+    }
+
+    private static func runOurs(sessions: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws
+        -> OursRound {
         Memory.trim()
         let rss0 = Memory.residentBytes()
         let heap0 = Memory.heapBytes()
@@ -74,21 +125,14 @@ enum Scaling {
         let rss1 = Memory.residentBytes()
         let heap1 = Memory.heapBytes()
         frontEnds.removeAll()
-        let audio = input.seconds
-        let perSession = cpu / (Double(sessions) * audio)
-        let c = try runC(sessions: sessions, configuration: configuration, input: input)
-        return ScalingResult(sessions: sessions, wallRealTimeFactor: wall / audio, cpuRealTimeFactorPerSession: perSession,
-                             pushThreadRealTimeFactorPerSession: Double(pushCPU.load(ordering: .relaxed)) / 1e9
-                                 / (Double(sessions) * audio),
-                             sessionsPerCore: 1 / perSession, sessionsByWallTime: Double(sessions) * audio / wall,
-                             residentPerSessionMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576,
-                             heapPerSessionMiB: Double(heap1 - heap0) / Double(sessions) / 1_048_576,
-                             cSessionsPerCore: c.perCore, cMemoryPerSessionMiB: c.memoryMiB)
+        let mib = Double(sessions) * 1_048_576
+        return OursRound(cpu: cpu, pushCPU: Double(pushCPU.load(ordering: .relaxed)) / 1e9, wall: wall,
+                         residentMiB: Double(rss1 - rss0) / mib, heapMiB: Double(heap1 - heap0) / mib)
     }
 
     /// N bare C pipelines, one thread each: sessions per core from CPU time, and resident growth per session.
     private static func runC(sessions: Int, configuration: FrontEndConfiguration, input: BenchmarkInput) throws
-        -> (perCore: Double, memoryMiB: Double) {
+        -> CRound {
         Memory.trim()
         let rss0 = Memory.residentBytes()
         let config = try ReferenceConfiguration.c(matching: configuration)
@@ -116,7 +160,7 @@ enum Scaling {
         let cpu = Double(Clock.processCPU() - cpu0) / 1e9
         let rss1 = Memory.residentBytes()
         withExtendedLifetime(pipelines) {}
-        return (Double(sessions) * input.seconds / cpu, Double(rss1 - rss0) / Double(sessions) / 1_048_576)
+        return CRound(perCore: Double(sessions) * input.seconds / cpu, memoryMiB: Double(rss1 - rss0) / Double(sessions) / 1_048_576)
     }
 
     private static let sharedCounter = EventCounter()

@@ -11,6 +11,7 @@ struct Options {
     var latencySeconds = 20.0
     var scalingSeconds = 12.0
     var sessions = [1, 2, 4, 8, 16, 32]
+    var scalingRounds = 5
     var json: String?
     var instructions: String?
     var latencyRealtime: String?
@@ -20,7 +21,7 @@ struct Options {
     var swift = "unknown"
 
     static let usage = """
-        usage: afe-bench [run] [--seconds S] [--latency-seconds S] [--scaling-seconds S] [--sessions 1,2,4]
+        usage: afe-bench [run] [--seconds S] [--latency-seconds S] [--scaling-seconds S] [--scaling-rounds R] [--sessions 1,2,4]
                          [--no-alternatives] [--json FILE] [--instructions FILE] [--latency-realtime FILE]
                          [--swift VERSION] [--vectors DIR]
                afe-bench latency [--latency-seconds S] [--json FILE]   (run it under `chrt -f 10` for real-time priority)
@@ -49,6 +50,10 @@ struct Options {
             case "--latency-seconds": latencySeconds = try number(a)
             case "--scaling-seconds": scalingSeconds = try number(a)
             case "--warmup-seconds": warmupSeconds = try number(a)
+            case "--scaling-rounds":
+                let v = try value(a)
+                guard let r = Int(v), r > 0 else { throw BenchmarkError("--scaling-rounds needs a whole number above 0, not \(v)") }
+                scalingRounds = r
             case "--sessions":
                 let v = try value(a)
                 sessions = v.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
@@ -90,8 +95,8 @@ func runAll(_ options: Options) throws {
     var scaling = [ScalingResult]()
     let scalingInput = try BenchmarkInput(vectors: options.vectors, seconds: options.scalingSeconds)
     for n in options.sessions {
-        log("scaling: \(n) sessions")
-        scaling.append(try Scaling.run(sessions: n, configuration: reference, input: scalingInput))
+        log("scaling: \(n) sessions, \(options.scalingRounds) rounds of ours and C")
+        scaling.append(try Scaling.run(sessions: n, rounds: options.scalingRounds, configuration: reference, input: scalingInput))
     }
     var alternatives: AlternativesResult?
     if options.alternatives {
