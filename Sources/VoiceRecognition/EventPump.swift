@@ -10,6 +10,8 @@ import SpeechStreaming
 final class EventPump: @unchecked Sendable { // the queue and flags are guarded by `condition`
     enum Message: Sendable {
         case frontEnd(FrontEndEvent)
+        /// A VAD event a ``DialogOutputTap`` already reported: for the summary's speech segments only.
+        case tapped(FrontEndEvent)
         case speech(SpeechEvent)
         case startRequested(at: Duration)
         case finishRequested(at: Duration)
