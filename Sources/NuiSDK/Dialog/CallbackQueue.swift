@@ -26,7 +26,8 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
     }
 
     /// Most droppable callbacks waiting (or running) at once: about 5 s of a dialog's callbacks (AEC data and
-    /// RMS, 100 each per second) behind, ≤ 1024 × (the closure and a 10 ms chunk: 1 KB at 48 kHz) ≈ 1 MiB.
+    /// RMS, 100 each per second) behind, ≤ 1024 × (a 10 ms chunk: 1 KB at 48 kHz) ≈ 1 MiB. The chunk buffers of
+    /// ``postSamples(_:)`` are pooled: made as a backlog first needs them, at most this many, kept for reuse.
     package static let droppableCapacity = 1024
     /// Most kept callbacks waiting at once: the bound every event queue of the stack has (a sentence every few
     /// seconds never reaches it; 16,384 results of ~300 bytes ≈ 5 MiB).
