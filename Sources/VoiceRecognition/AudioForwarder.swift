@@ -11,8 +11,10 @@ import Synchronization
 ///
 /// On a ``RecognitionEngine`` (shared mode) the engine's ``DialogRouter`` hands it the audio through
 /// ``takeProcessed(_:position:)`` / ``takePacket(_:start48k:advance48k:)`` (processing thread, clipped to the
-/// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)``, kept to
-/// the dialog's ``DialogWindow``.
+/// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)`` and
+/// ``takeAudio(_:position:sampleRate:outputEnd:)``, kept to the dialog's ``DialogWindow``. With a
+/// ``DialogOutputTap`` (the NUI facade) the dialog's audio, levels and VAD go to it on the drain thread instead of
+/// the session's event thread.
 final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex, rt on the processing thread
     private let session: SpeechStreamingSession
     private let window = Mutex<DialogWindow?>(nil)
