@@ -68,6 +68,7 @@ extension NeoNui {
             guard let self, let running else { return }
             self.handle(event, of: running)
         }
+        core.setOutputTap(DialogTap(nui: self, running: running)) // AEC data, RMS and VAD from the drain thread
         lock.withLock {
             dialog = running
             lastDialog = running
@@ -173,6 +174,7 @@ extension NeoNui {
     /// Marks `running` ended (state back to ready when it is the current dialog, its audio path closed), then
     /// posts STATE_PAUSE (once per dialog) and `event` (the terminal event, if any: the dialog's last callback). Returns the clean-up to run without locks.
     func endDialog(_ running: RunningDialog, detach: Bool = false, event: (() -> Void)? = nil) -> () -> Void {
+        if detach { running.core.setOutputTap(nil) } // the drain posts nothing of the dialog after this
         closeAudio(of: running)
         let (pause, cleaned) = lock.withLock { () -> (Bool, Bool) in
             if dialog === running {

@@ -62,8 +62,10 @@ extension NeoNui {
         }
     }
 
-    /// EVENT_AEC_DATA: the processed chunk as 16-bit PCM through `onNuiAssistEventCallback`; with save_wav also
-    /// into aec_output.wav. The callback gets the chunk's own storage, no copy: the buffer is read-only for it
+    /// EVENT_AEC_DATA from the core's event thread: the processed chunk as 16-bit PCM through
+    /// `onNuiAssistEventCallback`; with save_wav also into aec_output.wav. Not the usual path: a dialog's
+    /// ``DialogTap`` posts its chunks from the front end's drain thread (Callbacks.md); this serves a core whose
+    /// handler reports the audio. The callback gets the chunk's own storage, no copy: the buffer is read-only for it
     /// (the C listener's `const char *buffer`; see ``NeoNuiSdkDelegate/onNuiAssistEventCallback(_:info:infoLen:buffer:len:)``).
     private func deliverAudio(_ chunk: AudioChunk, recorder: DebugWavRecorder?) {
         let samples = chunk.samples

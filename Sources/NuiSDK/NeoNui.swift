@@ -91,6 +91,18 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
         logger = NuiLogger(track: { [weak self] level, line in
             self?.deliver(droppable: .logLines) { $0.onNuiLogTrackCallback(level, logMessage: line) }
         })
+        callbacks.setOutputHandler { [weak self] output in // a dialog's DialogTap posts these
+            guard let delegate = self?.delegate else { return }
+            switch output {
+            case .samples(let samples): // the queue's buffer, read-only for the app: the C listener's const char *
+                delegate.onNuiAssistEventCallback(.EVENT_AEC_DATA, info: nil, infoLen: 0,
+                                                  buffer: UnsafeMutableRawPointer(mutating: samples.baseAddress)?
+                                                      .assumingMemoryBound(to: CChar.self),
+                                                  len: Int32(samples.count * MemoryLayout<Int16>.size))
+            case .level(let level):
+                delegate.onNuiRmsChanged(level)
+            }
+        }
     }
 
     /// Receives the callbacks; held weakly. Set it before `nui_initialize`. Any thread.

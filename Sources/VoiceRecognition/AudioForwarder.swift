@@ -11,8 +11,10 @@ import Synchronization
 ///
 /// On a ``RecognitionEngine`` (shared mode) the engine's ``DialogRouter`` hands it the audio through
 /// ``takeProcessed(_:position:)`` / ``takePacket(_:start48k:advance48k:)`` (processing thread, clipped to the
-/// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)``, kept to
-/// the dialog's ``DialogWindow``.
+/// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)`` and
+/// ``takeAudio(_:position:sampleRate:outputEnd:)``, kept to the dialog's ``DialogWindow``. With a
+/// ``DialogOutputTap`` (the NUI facade) the dialog's audio, levels and VAD go to it on the drain thread instead of
+/// the session's event thread.
 final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex, rt on the processing thread
     private let session: SpeechStreamingSession
     private let window = Mutex<DialogWindow?>(nil)
@@ -23,6 +25,9 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
     private let reportsAudio: Bool
     /// The dialog's bounds as the processing thread reads them (shared mode).
     let rt = RealTimeWindow()
+    /// Where the dialog's audio, levels and VAD go on the drain thread instead of the event thread (shared mode;
+    /// ``DialogOutputTap``). Read and written only under `window`'s lock.
+    private var tap: (any DialogOutputTap)?
 
     init(session: SpeechStreamingSession, pump: EventPump, shared: SharedState, configuration: RecognitionConfiguration) {
         self.session = session
@@ -77,6 +82,12 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
     /// audio ends without it.
     static let micStoppedAfter = Duration.milliseconds(40)
 
+    /// Sets (or, nil, closes) the ``DialogOutputTap``. Once it returns, the old tap is not called any more.
+    /// Any thread but the drain thread; not from inside the tap.
+    func setTap(_ newTap: (any DialogOutputTap)?) {
+        window.withLock { _ in tap = newTap }
+    }
+
     /// Opens the window at output sample `start`. Control thread, after the client's start.
     func begin(at start: Int, outputRate: Int, micBytes: Int) {
         var opened = DialogWindow(start: start, outputRate: outputRate)
@@ -97,7 +108,7 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
                     else { return false }
                     current.taken += clipped.samples.count
                     window = current
-                    if reportsAudio { pump.post(.frontEnd(.audio(clipped))) }
+                    report(clipped)
                     return true
                 }
                 guard case .drops = event else { return false }
@@ -111,17 +122,64 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
                 current.taken += clipped.samples.count
                 // The samples went to the client on the processing thread (its last ones with the end mark).
                 if format == .pcm, let stop = current.stop, outputEnd >= stop { endAudio(&current) }
-                if reportsAudio { pump.post(.frontEnd(.audio(clipped))) }
+                report(clipped)
                 return true
             case .opusPacket(let packet):
                 return format == .opus && track(packet, at: opusStart, &current)
             case .oggPage, .finished:
                 return false
             default:
-                pump.post(.frontEnd(current.rebased(event)))
+                report(current.rebased(event))
                 return true
             }
         }
+    }
+
+    /// Takes one processed chunk of the engine's front end as the drain read it (shared mode), like
+    /// ``take(_:opusStart:outputEnd:)`` for ``AudioFrontEnd/FrontEndEvent/audio(_:)``; with a tap the part inside
+    /// the dialog goes to it with no allocation. Drain thread. Returns false when it is outside the dialog.
+    func takeAudio(_ samples: UnsafeBufferPointer<Int16>, position: Int, sampleRate: Int, outputEnd: Int) -> Bool {
+        let tapped = window.withLock { window -> Bool? in
+            guard let tap else { return nil }
+            guard var current = window else { return false }
+            let limit = current.stopped && format == .pcm ? rt.sentEnd : Int.max
+            let from = max(position, current.start), to = min(position + samples.count, current.stop ?? .max, limit)
+            guard from < to else { return false }
+            current.taken += to - from
+            if !current.stopped, format == .pcm, let stop = current.stop, outputEnd >= stop { endAudio(&current) }
+            window = current
+            tap.dialogAudio(UnsafeBufferPointer(rebasing: samples[(from - position)..<(to - position)]),
+                            position: from - current.start)
+            return true
+        }
+        if let tapped { return tapped }
+        let chunk = AudioChunk(position: position, sampleRate: sampleRate, samples: Array(samples))
+        return take(.audio(chunk), opusStart: 0, outputEnd: outputEnd)
+    }
+
+    /// Hands a dialog's event to the tap when there is one (its VAD also to the event thread, for the summary's
+    /// segments), else to the event thread. Under `window`'s lock.
+    private func report(_ event: FrontEndEvent) {
+        guard let tap else { return pump.post(.frontEnd(event)) }
+        switch event {
+        case .audio(let chunk):
+            chunk.samples.withUnsafeBufferPointer { tap.dialogAudio($0, position: chunk.position) }
+        case .level(let milliseconds, let input, let output):
+            tap.dialogLevel(milliseconds: milliseconds, inputDecibels: input, outputDecibels: output)
+        case .speechStarted(let milliseconds):
+            tap.dialogSpeech(.speechStarted(milliseconds: milliseconds))
+            pump.post(.tapped(event))
+        case .speechEnded(let milliseconds):
+            tap.dialogSpeech(.speechEnded(milliseconds: milliseconds))
+            pump.post(.tapped(event))
+        default:
+            pump.post(.frontEnd(event))
+        }
+    }
+
+    /// The audio part of ``report(_:)``: to the tap, or to the event thread when the core reports audio.
+    private func report(_ chunk: AudioChunk) {
+        if tap != nil || reportsAudio { report(.audio(chunk)) }
     }
 
     /// Follows the packets the processing thread sent (``takePacket(_:start48k:advance48k:)``) to end the
@@ -176,7 +234,8 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
         return window.withLock { window in
             guard let current = window else { return false }
             let sent = rt.sentEnd - current.start
-            return sent > 0 && (reportsAudio ? handledEnd : current.taken) < sent
+            // With a tap the drain posted each chunk it counted, under this lock: `taken` is what was reported.
+            return sent > 0 && (reportsAudio && tap == nil ? handledEnd : current.taken) < sent
         }
     }
 

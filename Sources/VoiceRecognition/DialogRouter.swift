@@ -13,7 +13,7 @@ import Darwin
 /// client's delivery queue for events. As the front end's ``AudioFrontEnd/FrontEndAudioSink`` it also hands the
 /// running dialog its audio on the processing thread, lock-free: the dialog is published in an atomic, and
 /// ``detach(_:)`` waits until the processing thread is no longer inside it before the dialog may be released.
-final class DialogRouter: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // state under mutexes/atomics; rtOpusPosition processing thread only
+final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // state under mutexes/atomics; rtOpusPosition processing thread only
     private let current = Mutex<AudioForwarder?>(nil)
     private let counts = Mutex(BetweenDialogCounts())
     /// The front end's latest drop counts (cumulative over the engine's life).
@@ -89,6 +89,16 @@ final class DialogRouter: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDe
         let target = current.withLock { $0 }
         guard let target, target.take(event, opusStart: packetStart, outputEnd: outputEnd.load(ordering: .acquiring))
         else { return discard(event) }
+    }
+
+    /// The processed audio as the drain read it (no ``AudioChunk``): the running dialog's forwarder clips it and
+    /// hands it to its ``DialogOutputTap`` without an allocation. Drain thread.
+    func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
+        let end = position + samples.count
+        outputEnd.store(end, ordering: .releasing)
+        guard let target = current.withLock({ $0 }),
+              target.takeAudio(samples, position: position, sampleRate: outputRate, outputEnd: end)
+        else { return counts.withLock { $0.audioSamplesDiscarded += samples.count } }
     }
 
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {

@@ -117,6 +117,8 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             end(with: .completed(summary(.cancelled, rawJSON: nil)))
         case .frontEnd(let event):
             handle(event)
+        case .tapped(let event):
+            track(event)
         case .speech(let event):
             handle(event)
         }
@@ -128,12 +130,10 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
             audioHandledEnd = max(audioHandledEnd, chunk.position + chunk.samples.count)
             if reportsAudio { deliver(.audio(chunk)) }
         case .speechStarted(let milliseconds):
-            segments.append(SpeechSegment(startMilliseconds: milliseconds, endMilliseconds: nil))
+            track(event)
             deliver(.speechStarted(milliseconds: milliseconds))
         case .speechEnded(let milliseconds):
-            if let last = segments.indices.last, segments[last].endMilliseconds == nil {
-                segments[last].endMilliseconds = milliseconds
-            }
+            track(event)
             deliver(.speechEnded(milliseconds: milliseconds))
         case .level(let milliseconds, let input, let output):
             deliver(.level(milliseconds: milliseconds, inputDecibels: input, outputDecibels: output))
@@ -148,6 +148,20 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         case .finished(let summary):
             frontEndSummary = summary
         case .opusPacket, .oggPage, .bargeIn:
+            break
+        }
+    }
+
+    /// The summary's speech segments.
+    private func track(_ event: FrontEndEvent) {
+        switch event {
+        case .speechStarted(let milliseconds):
+            segments.append(SpeechSegment(startMilliseconds: milliseconds, endMilliseconds: nil))
+        case .speechEnded(let milliseconds):
+            if let last = segments.indices.last, segments[last].endMilliseconds == nil {
+                segments[last].endMilliseconds = milliseconds
+            }
+        default:
             break
         }
     }

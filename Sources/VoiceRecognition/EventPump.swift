@@ -10,6 +10,8 @@ import SpeechStreaming
 final class EventPump: @unchecked Sendable { // the queue and flags are guarded by `condition`
     enum Message: Sendable {
         case frontEnd(FrontEndEvent)
+        /// A VAD event a ``DialogOutputTap`` already reported: for the summary's speech segments only.
+        case tapped(FrontEndEvent)
         case speech(SpeechEvent)
         case startRequested(at: Duration)
         case finishRequested(at: Duration)
@@ -36,14 +38,15 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
         let thread = Thread { [self] in
             defer { ended.signal() } // after `handle` and what it held are gone
             condition.withLock { threadId = pthread_self() }
+            var batch: [Message] = [] // swapped with `queue`: each keeps its storage, no allocation per batch
             while true {
                 condition.lock()
                 if queue.isEmpty && !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: pollInterval)) }
-                let batch = queue
-                queue.removeAll(keepingCapacity: true)
+                swap(&batch, &queue)
                 let stop = stopping
                 condition.unlock()
                 if stop || handle(batch) { break }
+                batch.removeAll(keepingCapacity: true)
             }
             self.stop()
         }

@@ -99,7 +99,10 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         processor = EventProcessor(shared: shared, hooks: EventProcessor.Hooks(
             micPushes: { [weak engine] in engine?.micPushes.load(ordering: .relaxed) ?? 0 },
             statistics: { session.statistics.since(shared.statisticsBase.withLock { $0 }) },
-            release: { router.detach(forwarder) },
+            release: {
+                router.detach(forwarder)
+                forwarder.setTap(nil) // before the last event: nothing of the dialog after it
+            },
             close: {},
             poll: { [weak engine] in
                 if let engine { forwarder.stopIfOverdue(micPushes: engine.micPushes.load(ordering: .relaxed)) }
@@ -270,6 +273,12 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// Returns at once from the event thread itself or when the core never started. Returns false on timeout.
     /// Control thread.
     package func waitUntilEventThreadEnded(timeout: Double = 5) -> Bool { pump.waitUntilEnded(timeout: timeout) }
+
+    /// Hands the dialog's audio, levels and VAD events to `tap` on the front end's drain thread instead of the
+    /// ``eventHandler`` (see ``DialogOutputTap``); nil closes it (after this returns the old tap is not called).
+    /// A dialog on an engine only (a standalone core ignores it). Set it before ``start()``; close it from any
+    /// thread but the drain thread (not from inside the tap). The dialog's end closes it before its last event.
+    package func setOutputTap(_ tap: (any DialogOutputTap)?) { forwarder.setTap(tap) }
 
     /// The streaming client this dialog sends to (package access: the real-time path's tests).
     package var streamingSession: SpeechStreamingSession { session }

@@ -11,6 +11,8 @@ final class EventDrain: @unchecked Sendable {
     // drain thread only, after start.
     private struct Sinks {
         weak var delegate: (any FrontEndDelegate)?
+        /// The delegate again when it takes the audio without an ``AudioChunk`` (cast once, when set).
+        weak var rawAudio: (any FrontEndRawAudioDelegate)?
         var continuation: AsyncStream<FrontEndEvent>.Continuation?
         var stream: AsyncStream<FrontEndEvent>?
         var finished = false
@@ -27,14 +29,24 @@ final class EventDrain: @unchecked Sendable {
     /// Signalled once the thread has delivered its last event ; ``waitUntilFinished()`` waits on it.
     private let finishedSignal = DispatchSemaphore(value: 0)
     private var lastDrops = DropCounts()
+    /// Where the drain reads an audio record for ``FrontEndRawAudioDelegate`` (drain thread only; grows only
+    /// for a record larger than any before, i.e. during warm-up).
+    private var scratch = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
     /// Events the async sequence dropped because its reader was ``FrontEndEvents/bufferLimit`` behind.
     let sequenceDrops = Atomic<Int>(0)
 
     init(events: EventChannel) { channel = events }
 
+    deinit { scratch.deallocate() }
+
     var delegate: (any FrontEndDelegate)? {
         get { sinks.withLock { $0.delegate } }
-        set { sinks.withLock { $0.delegate = newValue } }
+        set {
+            sinks.withLock {
+                $0.delegate = newValue
+                $0.rawAudio = newValue as? any FrontEndRawAudioDelegate
+            }
+        }
     }
 
     /// Called with each barge-in decision before the delegate and the sequence (``FrontEnd/setBargeInHandler(_:)``).
@@ -129,14 +141,30 @@ final class EventDrain: @unchecked Sendable {
     /// Delivers every queued record; returns true after delivering the finished event.
     private func deliverQueued(owner: FrontEnd) -> Bool {
         while let record = channel.records.read() {
+            let (delegate, raw, continuation, bargeIn) = sinks.withLock {
+                ($0.delegate, $0.stream == nil ? $0.rawAudio : nil, $0.continuation, $0.bargeInHandler)
+            }
+            if record.kind == .audio, let raw { // no [Int16]: the samples from the drain's own buffer
+                raw.frontEnd(owner, didProduceAudio: readAudio(record), position: record.position)
+                continue
+            }
             let event = makeEvent(record, owner: owner)
-            let (delegate, continuation, bargeIn) = sinks.withLock { ($0.delegate, $0.continuation, $0.bargeInHandler) }
             if case .bargeIn(let decision) = event { bargeIn?(decision) }
             delegate?.frontEnd(owner, didProduce: event)
             if case .dropped = continuation?.yield(event) { sequenceDrops.add(1, ordering: .relaxed) }
             if case .finished = event { return true }
         }
         return false
+    }
+
+    /// An audio record's samples, read into ``scratch`` (valid until the next read). Drain thread.
+    private func readAudio(_ record: RawEvent) -> UnsafeBufferPointer<Int16> {
+        if record.payloadCount > scratch.count {
+            scratch.deallocate()
+            scratch = .allocate(capacity: record.payloadCount)
+        }
+        let read = channel.samples.read(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<record.payloadCount]))
+        return UnsafeBufferPointer(rebasing: scratch[0..<read])
     }
 
     private func makeEvent(_ record: RawEvent, owner: FrontEnd) -> FrontEndEvent {

@@ -191,3 +191,13 @@ public protocol FrontEndAudioSink: AnyObject, Sendable {
 public protocol FrontEndDelegate: AnyObject, Sendable {
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent)
 }
+
+/// A ``FrontEndDelegate`` that takes the processed audio as the drain thread read it, without an ``AudioChunk``
+/// (no `[Int16]` per 10 ms chunk): the stack's own consumers (VoiceRecognition's engine). Used for
+/// ``FrontEndEvent/audio(_:)`` while the front end's ``FrontEnd/events`` sequence was never asked for; every
+/// other event still comes through ``FrontEndDelegate/frontEnd(_:didProduce:)``, in the same order.
+package protocol FrontEndRawAudioDelegate: FrontEndDelegate {
+    /// One chunk of processed audio at the output rate: `samples` are valid during the call only; `position` is
+    /// the first one's index from the stream's start. Drain thread; the buffer is the drain's, no allocation.
+    func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int)
+}

@@ -39,6 +39,13 @@ public struct AudioChunk: Sendable, Equatable {
     public var position: Int
     public var sampleRate: Int
     public var samples: [Int16]
+
+    /// A chunk (the stack's own consumers: a ``FrontEndRawAudioDelegate`` that needs the event after all).
+    package init(position: Int, sampleRate: Int, samples: [Int16]) {
+        self.position = position
+        self.sampleRate = sampleRate
+        self.samples = samples
+    }
 }
 
 /// An encoded Opus packet.

@@ -26,7 +26,8 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
     }
 
     /// Most droppable callbacks waiting (or running) at once: about 5 s of a dialog's callbacks (AEC data and
-    /// RMS, 100 each per second) behind, ≤ 1024 × (the closure and a 10 ms chunk: 1 KB at 48 kHz) ≈ 1 MiB.
+    /// RMS, 100 each per second) behind, ≤ 1024 × (a 10 ms chunk: 1 KB at 48 kHz) ≈ 1 MiB. The chunk buffers of
+    /// ``postSamples(_:)`` are pooled: made as a backlog first needs them, at most this many, kept for reuse.
     package static let droppableCapacity = 1024
     /// Most kept callbacks waiting at once: the bound every event queue of the stack has (a sentence every few
     /// seconds never reaches it; 16,384 results of ~300 bytes ≈ 5 MiB).
@@ -43,8 +44,34 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
     /// `body` was dropped (never for ``Kind/terminal``).
     @discardableResult
     package func post(_ kind: Kind = .terminal, _ body: @escaping @Sendable () -> Void) -> Bool {
-        lane.append(Entry(body: body, kind: kind))
+        lane.append(Entry(payload: .body(body), kind: kind))
     }
+
+    /// What ``postSamples(_:)`` and ``postLevel(_:)`` hand the output handler on the callback thread.
+    package enum Output {
+        /// A chunk of processed audio: the queue's own copy, valid during the call only.
+        case samples(UnsafeBufferPointer<Int16>)
+        /// An input level (dB).
+        case level(Float)
+    }
+
+    /// Sets what runs for ``postSamples(_:)`` and ``postLevel(_:)`` entries (once, before the first such post).
+    /// Any thread.
+    package func setOutputHandler(_ handler: @escaping @Sendable (Output) -> Void) { lane.setOutputHandler(handler) }
+
+    /// Copies `samples` into one of the queue's chunk buffers and runs the output handler with them on the
+    /// callback thread after everything posted before, as a ``Kind/droppable`` callback; the buffer goes back to
+    /// the queue's pool after the call. Any thread; returns at once. Takes the queue's lock once; allocates
+    /// nothing once the pool holds as many buffers as chunks ever waited at once (at most
+    /// ``droppableCapacity``, each the size of the largest chunk posted: ≈ 1 KB for 10 ms at 48 kHz). Returns
+    /// false (nothing copied) when ``droppableCapacity`` droppable callbacks wait.
+    @discardableResult
+    package func postSamples(_ samples: UnsafeBufferPointer<Int16>) -> Bool { lane.appendSamples(samples) }
+
+    /// Runs the output handler with `level` on the callback thread, as a ``Kind/droppable`` callback, with no
+    /// closure to allocate. Any thread; one lock. Returns false when it was dropped.
+    @discardableResult
+    package func postLevel(_ level: Float) -> Bool { lane.append(Entry(payload: .level(level), kind: .droppable)) }
 
     /// Whether ``droppableCapacity`` droppable callbacks wait (a droppable post now would be refused). Any thread.
     package var isFull: Bool { lane.waiting.droppable >= Self.droppableCapacity }
@@ -70,7 +97,14 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
     }
 
     struct Entry {
-        let body: @Sendable () -> Void
+        enum Payload {
+            case body(@Sendable () -> Void)
+            /// A pool buffer's first `count` samples, for the output handler.
+            case samples(slot: Int, count: Int)
+            case level(Float)
+        }
+
+        let payload: Payload
         let kind: Kind
     }
 
@@ -85,10 +119,47 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
         private var closed = false
         private var started = false
         private var thread: pthread_t?
+        private var outputHandler: (@Sendable (Output) -> Void)?
+        /// The chunk buffers of ``appendSamples(_:)`` (made as needed, kept for reuse) and those free now.
+        private var slots: [UnsafeMutableBufferPointer<Int16>] = []
+        private var freeSlots: [Int] = []
+
+        deinit { slots.forEach { $0.deallocate() } }
+
+        func setOutputHandler(_ handler: @escaping @Sendable (Output) -> Void) {
+            condition.withLock { outputHandler = handler }
+        }
 
         func append(_ entry: Entry) -> Bool {
             condition.lock()
             defer { condition.unlock() }
+            return appendLocked(entry)
+        }
+
+        func appendSamples(_ samples: UnsafeBufferPointer<Int16>) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            guard droppable < CallbackQueue.droppableCapacity else { return false }
+            let slot: Int
+            if let free = freeSlots.popLast() {
+                slot = free
+            } else { // warm-up: a new buffer (the bound on droppable entries bounds them too)
+                if slots.isEmpty {
+                    slots.reserveCapacity(CallbackQueue.droppableCapacity)
+                    freeSlots.reserveCapacity(CallbackQueue.droppableCapacity)
+                }
+                slots.append(.allocate(capacity: max(samples.count, 480)))
+                slot = slots.count - 1
+            }
+            if slots[slot].count < samples.count { // a chunk larger than any before
+                slots[slot].deallocate()
+                slots[slot] = .allocate(capacity: samples.count)
+            }
+            _ = slots[slot].initialize(fromContentsOf: samples)
+            return appendLocked(Entry(payload: .samples(slot: slot, count: samples.count), kind: .droppable))
+        }
+
+        private func appendLocked(_ entry: Entry) -> Bool {
             switch entry.kind {
             case .droppable:
                 guard droppable < CallbackQueue.droppableCapacity else { return false }
@@ -139,9 +210,19 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
                     entries.removeFirst(head)
                     head = 0
                 }
+                let handler = outputHandler
+                var samples: UnsafeBufferPointer<Int16>?
+                if case .samples(let slot, let count) = entry.payload {
+                    samples = UnsafeBufferPointer(rebasing: slots[slot][0..<count])
+                }
                 condition.unlock()
-                entry.body()
+                switch entry.payload {
+                case .body(let body): body()
+                case .samples: handler?(.samples(samples!))
+                case .level(let level): handler?(.level(level))
+                }
                 condition.lock()
+                if case .samples(let slot, _) = entry.payload { freeSlots.append(slot) }
                 switch entry.kind {
                 case .droppable: droppable -= 1
                 case .kept: kept -= 1
