@@ -20,7 +20,9 @@ extension NeoNui {
         }
         return slot.withDialog { dialog -> PushResult in
             guard dialog.echoCancellation else { return refused }
-            return samples.isEmpty ? PushResult(status: .ok, accepted: 0) : dialog.pushReference(samples: samples)
+            guard !samples.isEmpty else { return PushResult(status: .ok, accepted: 0) }
+            dialog.startReferenceAtMic() // what a player hands the device now: it starts at the mic's position
+            return dialog.pushReference(samples: samples)
         } ?? refused
     }
 
