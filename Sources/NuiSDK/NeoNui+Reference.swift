@@ -10,7 +10,9 @@ extension NeoNui {
     /// at the first dialog), and so no mic to align with: the samples are not taken (``PushStatus/notRunning``,
     /// `accepted` 0) and the player counts them as refused. From the first dialog to `nui_release` every push is
     /// taken, between dialogs too (the canceller keeps converging). Also not taken (``PushStatus/notRunning``):
-    /// before `nui_initialize`, in pull mode, with AEC off.
+    /// before `nui_initialize`, in pull mode, with AEC off. The first sample a front end takes is placed at its
+    /// mic's position then (`FrontEnd.startReferenceAtMic()`): a player whose buffer the first dialog split (its
+    /// reference refused, its echo taken as mic) is not read a buffer before it arrives.
     ///
     /// Real-time safe (no lock, no allocation, never blocks); one playback thread at a time.
     public func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult {
@@ -20,7 +22,9 @@ extension NeoNui {
         }
         return slot.withDialog { dialog -> PushResult in
             guard dialog.echoCancellation else { return refused }
-            return samples.isEmpty ? PushResult(status: .ok, accepted: 0) : dialog.pushReference(samples: samples)
+            guard !samples.isEmpty else { return PushResult(status: .ok, accepted: 0) }
+            dialog.startReferenceAtMic() // what a player hands the device now: it starts at the mic's position
+            return dialog.pushReference(samples: samples)
         } ?? refused
     }
 

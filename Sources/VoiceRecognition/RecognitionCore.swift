@@ -209,6 +209,9 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// Playback hints (NUI's `play_start` / `play_over`). Any thread; real-time safe.
     public func setPlaying(_ isPlaying: Bool) { frontEnd.setPlaying(isPlaying) }
 
+    /// The reference is a player's: see ``AudioFrontEnd/FrontEnd/startReferenceAtMic()``. Any thread; real-time safe.
+    package func startReferenceAtMic() { frontEnd.startReferenceAtMic() }
+
     /// Sends new conversation context to the running DashScope task. Control thread or the handler.
     /// - Throws: ``RecognitionError/service(_:)`` for NLS or when no task runs.
     public func updateContext(_ context: [ContextMessage]) throws {

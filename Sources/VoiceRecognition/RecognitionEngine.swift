@@ -97,6 +97,9 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
     /// Playback hints (`play_start` / `play_over`). Any thread; real-time safe.
     public func setPlaying(_ isPlaying: Bool) { frontEnd.setPlaying(isPlaying) }
 
+    /// The reference is a player's: see ``AudioFrontEnd/FrontEnd/startReferenceAtMic()``. Any thread; real-time safe.
+    package func startReferenceAtMic() { frontEnd.startReferenceAtMic() }
+
     /// What the front end produced outside any dialog and was discarded. Any thread.
     public var betweenDialogs: BetweenDialogCounts { router.betweenDialogs }
 

@@ -91,7 +91,9 @@ final class NeoNuiEchoReferenceTests: XCTestCase {
         let events = PlaybackEventRecorder()
         tts.delegate = events
         XCTAssertEqual(tts.setPlayback(playback), .SUCCESS)
-        usleep(50_000) // the sink runs before the dialog
+        // The sink runs before the dialog: wait for its first buffer (a fixed 50 ms sleep was not always enough under load).
+        let deadline = Date().addingTimeInterval(30)
+        while (playback.sinkPlayback?.buffersWritten ?? 0) == 0 && Date() < deadline { usleep(1000) }
         XCTAssertEqual(nui.nui_dialog_start(.MODE_P2T, dialogParam: "{}"), .SUCCESS)
         XCTAssertTrue(aec.wait(for: .EVENT_TRANSCRIBER_STARTED))
         XCTAssertEqual(tts.asyncPlayStreamInputTts(#"{"url": "\#(server.url)", "apikey": "sk-joined", "device_id": "d1"}"#,
@@ -135,7 +137,8 @@ final class NeoNuiEchoReferenceTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(withReference, 25, "the recognizer's front end cancels the echo of what the TTS played")
         XCTAssertLessThan(without, 6, "without the reference the echo stays (the measurement is not vacuous)")
         // The pushes before the first dialog are refused and counted (the player pushes its idle silence too), not
-        // lost silently; from the dialog on, the reference is every sample handed to the device, in place.
+        // lost silently; from the dialog on, the reference is every sample handed to the device, in place (also when
+        // the dialog starts between a buffer's reference push and its write: FrontEndLateReferenceTests).
         XCTAssertGreaterThan(joined.counts.refusedReferenceSamples, 0)
         XCTAssertEqual(joined.referenceMissing, 0)
     }

@@ -156,6 +156,19 @@ extension FrontEnd {
         return consumed
     }
 
+    /// Says that the reference is a player's, pushed as it is played: its first sample is placed at the mic's
+    /// position when it arrives (`ReferenceHistory.anchorFirstSample(at:)`), not at 0. Call it before the first
+    /// reference push; without it the reference starts with the mic (an app pushing both streams from a file, in
+    /// step: a mic push that wins the first race must not move the reference later). A player running before the
+    /// front end (NeoNui's first dialog) otherwise splits a buffer: its reference refused, its echo taken as mic,
+    /// so the next reference, placed at 0, belongs a buffer later and every read finds it missing until the late
+    /// reads re-anchor it (0.5-0.8 s). Any thread; real-time safe.
+    package func startReferenceAtMic() {
+        if !referenceStartsAtMic.load(ordering: .relaxed) { referenceStartsAtMic.store(true, ordering: .relaxed) }
+    }
+
+    /// Converts and appends reference samples (the first one at the mic's position after
+    /// ``startReferenceAtMic()``). Reference push thread; real-time safe.
     private func appendReference(_ samples: UnsafeBufferPointer<Int16>) {
         var offset = 0
         let step = referenceConverter.maximumFrames * referenceConverter.channelCount
@@ -163,9 +176,18 @@ extension FrontEnd {
             let end = min(samples.count, offset + step)
             let produced = referenceConverter.convert(UnsafeBufferPointer(rebasing: samples[offset..<end]),
                                                       into: referenceScratch)
+            if produced > 0 && !references.hasAppended && referenceStartsAtMic.load(ordering: .relaxed) {
+                references.anchorFirstSample(at: micPosition)
+            }
             references.append(UnsafeBufferPointer(rebasing: referenceScratch[0..<produced]))
             offset = end
         }
+    }
+
+    /// The mic samples taken so far, at the processing rate (rounded down: never after the mic's true position).
+    /// Any thread; real-time safe.
+    var micPosition: Int {
+        micRing.totalWritten / micConverter.channelCount * configuration.processingRate / configuration.mic.sampleRate
     }
 
     /// The drain thread, after delivering: processes the frames a push left in the mic ring (the event rings

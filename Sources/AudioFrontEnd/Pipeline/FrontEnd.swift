@@ -36,6 +36,8 @@ public final class FrontEnd: @unchecked Sendable {
     let referenceGate = PushGate()
     let lifecycle = Atomic<Int>(Lifecycle.created.rawValue)
     let playing = Atomic<Bool>(true)
+    /// Set by ``startReferenceAtMic()``: the reference's first sample goes to the mic's position.
+    let referenceStartsAtMic = Atomic<Bool>(false)
     let micRefusedBytes = Atomic<Int>(0)
     let referenceRefusedBytes = Atomic<Int>(0)
     var micCarry = ByteCarry()

@@ -58,6 +58,8 @@ final class ReferenceHistory: @unchecked Sendable {
     private let reanchorRequests = Atomic<Int>(0)
     /// How far the stream may lag ``consumerPosition`` at a play_start before it is moved there, samples.
     let resyncLag: Int
+    /// Whether the producer has appended a sample yet (producer thread): see ``anchorFirstSample(at:)``.
+    private(set) var hasAppended = false
 
     /// What the producer is asked to do at its next append (bits of ``reanchorRequests``).
     private enum Reanchor {
@@ -70,13 +72,13 @@ final class ReferenceHistory: @unchecked Sendable {
     /// How many reads in a row may find the reference behind them (by more than ``lateTolerance``), while it
     /// keeps arriving, before the stream is re-anchored (200 ms of 10 ms frames).
     ///
-    /// Reference is placed by sample count, so a stream whose first sample came after the mic's (a mic push
-    /// that came first, a player started seconds after the mic without a play_start hint) stays behind by that
-    /// late start for good: with an echo path shorter than the alignment's margin every read then finds silence
-    /// and nothing is cancelled. Such a stream is moved forward, with silence over what was already read, so
-    /// that its next sample lands where the consumer reads next: the smallest move that ends the shortfall. A
-    /// stream that stops (a stall, nothing played) does not count — reads count only while `written` advances —
-    /// and one that catches up (a stalled thread pushing what it owed) resets the count: its samples are where
+    /// Reference is placed by sample count, so a stream that starts after the mic (one resumed after a stall
+    /// without a play_start hint; a first sample whose producer did not anchor it with ``anchorFirstSample(at:)``)
+    /// stays behind by that late start for good: with an echo path shorter than the alignment's margin every read
+    /// then finds silence and nothing is cancelled. Such a stream is moved forward, with silence over what was
+    /// already read, so that its next sample lands where the consumer reads next: the smallest move that ends the
+    /// shortfall. A stream that stops (a stall, nothing played) does not count — reads count only while `written`
+    /// advances — and one that catches up (a stalled thread pushing what it owed) resets the count: its samples are where
     /// they belong. So does a lag that keeps changing (by more than two reads' length from the run's first): a
     /// thread running slower or faster than the mic for a while is scheduling, and re-anchoring it would move the
     /// reference later for good each time (two push threads at 20x speed on a loaded machine did that until the
@@ -117,9 +119,24 @@ final class ReferenceHistory: @unchecked Sendable {
     /// evidence. Any thread; real-time safe.
     func requestResync() { reanchorRequests.bitwiseOr(Reanchor.toConsumer, ordering: .acquiringAndReleasing) }
 
+    /// Before the stream's first sample only (a no-op after it): moves the write position, with silence, to
+    /// `position`, the mic's position when that sample is played, so that it lands beside the mic it is heard in.
+    ///
+    /// A stream has no alignment to keep before its first sample, and one that starts after the mic would
+    /// otherwise start at 0, behind the mic by its late start: every read finds its reference not there yet
+    /// (counted missing, nothing cancelled) until the late reads re-anchor it, after the delay estimator's lock and
+    /// ``lateReadsBeforeRealign`` reads (0.5-0.8 s). A NeoNui dialog that starts between a player's reference push
+    /// and its device write takes that buffer's mic without its reference: the next reference is the next
+    /// buffer, and belongs one buffer after the mic's start. Producer thread; real-time safe.
+    func anchorFirstSample(at position: Int) {
+        guard !hasAppended else { return }
+        advance(to: position)
+    }
+
     /// Appends samples, after the re-anchorings asked for. Producer thread; real-time safe.
     func append(_ samples: UnsafeBufferPointer<Int16>) {
         guard let source = samples.baseAddress, !samples.isEmpty else { return }
+        hasAppended = true
         if reanchorRequests.load(ordering: .relaxed) != 0 {
             reanchor(reanchorRequests.exchange(0, ordering: .acquiringAndReleasing))
         }

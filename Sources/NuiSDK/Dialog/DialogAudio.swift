@@ -65,6 +65,14 @@ final class DialogAudio: Sendable {
         return result
     }
 
+    /// The reference is a player's, placed from the mic's position (`FrontEnd.startReferenceAtMic()`). Real-time safe.
+    func startReferenceAtMic() {
+        switch target {
+        case .dialog(let core): core.startReferenceAtMic()
+        case .engine(let engine): engine.startReferenceAtMic()
+        }
+    }
+
     /// The playback hint (`play_start` / `play_over`) to the front end. Real-time safe.
     func setPlaying(_ isPlaying: Bool) {
         switch target {

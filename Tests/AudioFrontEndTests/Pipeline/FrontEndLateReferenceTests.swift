@@ -21,8 +21,10 @@ final class FrontEndLateReferenceTests: XCTestCase {
     }
 
     /// Pushes `mic` in 10 ms chunks; before each chunk `i`, the reference chunk `referenceFor(i)` (if any).
-    static func run(mic: [Int16], reference: (Int) -> ArraySlice<Int16>?) throws -> FrontEndCollector {
+    /// `player`: the reference is a player's (``FrontEnd/startReferenceAtMic()``).
+    static func run(mic: [Int16], player: Bool = false, reference: (Int) -> ArraySlice<Int16>?) throws -> FrontEndCollector {
         let (frontEnd, collector) = try FrontEndHarness.started(FrontEndConfiguration())
+        if player { frontEnd.startReferenceAtMic() }
         for (i, start) in stride(from: 0, to: mic.count, by: 160).enumerated() {
             if let chunk = reference(i), !chunk.isEmpty {
                 XCTAssertEqual(chunk.withUnsafeBufferPointer { frontEnd.pushReference(samples: $0) }.status, .ok)
@@ -41,6 +43,21 @@ final class FrontEndLateReferenceTests: XCTestCase {
             i == 0 ? nil : far[((i - 1) * 160)..<min(far.count, i * 160)]
         }
         try check(result, mic: mic, from: Self.rate, label: "one push late")
+    }
+
+    /// A player that pushes each buffer's reference just before it writes the buffer to the device, and a front end
+    /// that starts between the two (a NeoNui dialog starting while `StreamInputTtsPlayback` runs): the first
+    /// buffer's echo is taken without its reference, so the reference starts one buffer into the mic. Its first
+    /// sample is placed there: nothing is read before it arrived. Before, it was placed at 0, a buffer too early, and
+    /// every read found it not there yet (15,360 samples counted missing here) until the late reads re-anchored it.
+    func testAPlayersReferenceWhoseFirstBufferWasRefusedStartsBesideItsMic() throws {
+        let far = try StageRunner.samples("farend_16k.wav")
+        let mic = Self.room(far)
+        let result = try Self.run(mic: mic, player: true) { i in
+            i == 0 ? nil : far[(i * 160)..<min(far.count, (i + 1) * 160)]
+        }
+        try check(result, mic: mic, from: Self.rate / 2, label: "first buffer refused")
+        XCTAssertEqual(result.summary?.drops.referenceMissingSamples, 0, "a reference read before it was pushed")
     }
 
     /// No reference at all for the first 3 s (nothing played, no play_start hint), then the reference as played.
