@@ -64,6 +64,7 @@ final class NeoNuiEchoReferenceTests: XCTestCase {
 
     struct Run {
         var mic: [Int16], output: [Int16], speechSamples: Int, counts: PlaybackCounts, referenceMissing: Int
+        var dialogMicSamples: Int
     }
 
     func run(referenceIsTheRecognizer: Bool) throws -> Run {
@@ -105,8 +106,10 @@ final class NeoNuiEchoReferenceTests: XCTestCase {
         XCTAssertTrue(aec.wait(for: .EVENT_TRANSCRIBER_COMPLETE))
         XCTAssertEqual(tts.setPlayback(nil), .SUCCESS)
         nui.callbacks.drain()
+        let summary = nui.nui_get_dialog_summary()
         return Run(mic: room.mic, output: aec.samples, speechSamples: events.bytes / 2, counts: playback.player.counts,
-                   referenceMissing: nui.nui_get_dialog_summary()?.drops.frontEnd.referenceMissingSamples ?? -1)
+                   referenceMissing: summary?.drops.frontEnd.referenceMissingSamples ?? -1,
+                   dialogMicSamples: summary?.dialogAudio?.micSamples ?? -1)
     }
 
     /// Mic power over AEC-output power (dB) over the loud 100 ms blocks of the answer's second half.
@@ -131,9 +134,15 @@ final class NeoNuiEchoReferenceTests: XCTestCase {
         let decibels = String(format: "%.1f dB (no reference: %.1f dB)", withReference, without)
         let refused = joined.counts.refusedReferenceSamples, pushed = joined.counts.referenceSamplesPushed
         print("NeoNui as the TTS reference: ERLE of EVENT_AEC_DATA \(decibels); reference samples \(pushed) taken, "
-              + "\(refused) refused before the first dialog; \(joined.mic.count) mic samples, \(joined.speechSamples) of speech")
+              + "\(refused) refused before the first dialog; \(joined.mic.count) mic samples (\(joined.dialogMicSamples) in the dialog's "
+              + "window, \(joined.output.count) of EVENT_AEC_DATA), \(joined.speechSamples) of speech")
         XCTAssertGreaterThan(joined.speechSamples, 5 * rate, "the answer speaks for more than 5 s")
-        XCTAssertEqual(joined.output.count, joined.mic.count, accuracy: 2 * rate / 100, "EVENT_AEC_DATA covers the dialog's mic")
+        // The dialog's mic is what was pushed from its audio window's start: the sink's pushes while nui_dialog_start
+        // was still starting the service (0-320 samples seen) went to the front end before it. Comparing with all the
+        // mic the sink pushed failed about 1 run in 15 (480-640 short: that plus the stages' 20 ms hold-back).
+        XCTAssertLessThanOrEqual(joined.dialogMicSamples, joined.mic.count)
+        XCTAssertGreaterThan(joined.dialogMicSamples, joined.mic.count - rate / 10, "the dialog's window starts at its start")
+        XCTAssertEqual(joined.output.count, joined.dialogMicSamples, accuracy: 2 * rate / 100, "EVENT_AEC_DATA covers the dialog's mic")
         XCTAssertGreaterThanOrEqual(withReference, 25, "the recognizer's front end cancels the echo of what the TTS played")
         XCTAssertLessThan(without, 6, "without the reference the echo stays (the measurement is not vacuous)")
         // The pushes before the first dialog are refused and counted (the player pushes its idle silence too), not
