@@ -173,10 +173,17 @@ def main():
                         "general = the bundled general LM, pruned (the judge before 2026-12-01)")
     p.add_argument("--vad-only", action="store_true",
                    help="score ERLE, delay and VAD only: no PocketSphinx WER, PESQ-WB or STOI (quick, for tuning)")
+    p.add_argument("--extra-vad", type=int, default=0, metavar="N",
+                   help="score the N extra VAD-in-noise renderings generate.py --extra-vad wrote into --scenarios "
+                        "(tuning half only) instead of the matrix")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
-    specs = matrix.by_id(a.half, ids)
+    if a.extra_vad and a.half != "tune":
+        sys.exit("evaluate: --extra-vad is tuning material: --half tune")
+    specs = matrix.extra_vad(a.half, a.extra_vad) if a.extra_vad else matrix.by_id(a.half, ids)
+    if a.extra_vad and ids:
+        specs = [s for s in specs if s["id"] in set(ids)]
     if a.kinds:
         specs = [s for s in specs if s["kind"] in a.kinds.split(",")]
     systems = parse_systems(a.systems, a.system)

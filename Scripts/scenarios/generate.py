@@ -10,7 +10,9 @@ transcript, intervals). --extra-bargein N writes, instead of the matrix, N extra
 (double talk at every SER and rate_16k, ids ID_x1..ID_xN, new seeds, the half's own pools: matrix.extra_bargein) —
 barge-in tuning material with more interruptions, tuning half only, into a folder of your own (never the shared
 matrix), e.g. `--half tune --extra-bargein 2 --out out/extra`; score it with `bargein.py --half tune --scenarios
-out/extra`. --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
+out/extra`. --extra-vad N does the same for the two VAD-in-noise scenes (pink 0 dB, babble 10 dB:
+matrix.extra_vad), e.g. `--half tune --extra-vad 4 --out out/extra-vad`; score it with `evaluate.py --half tune
+--scenarios out/extra-vad --vad-only`. --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
 on a difference; --write-hashes records them."""
 import argparse
 import hashlib
@@ -84,20 +86,30 @@ def main():
     p.add_argument("--check", action="store_true", help="compare hashes with hashes/HALF.json; exit 1 on a difference")
     p.add_argument("--extra-bargein", type=int, default=0, metavar="N",
                    help="write N extra renderings of each barge-in scene (tuning half only, no hashes) instead")
+    p.add_argument("--extra-vad", type=int, default=0, metavar="N",
+                   help="write N extra renderings of each VAD-in-noise scene (tuning half only, no hashes) instead")
     p.add_argument("--write-hashes", action="store_true", help="record the hashes in hashes/HALF.json")
     a = p.parse_args()
     ids = None
     if a.only:
         ids = matrix.CI_SLICE if a.only == "ci" else a.only.split(",")
-    if a.extra_bargein:
+    extra = a.extra_bargein or a.extra_vad
+    if extra:
+        if a.extra_bargein and a.extra_vad:
+            sys.exit("generate: --extra-bargein or --extra-vad, not both")
         if a.half != "tune" or a.check or a.write_hashes:
-            sys.exit("generate: --extra-bargein is tuning material: --half tune, without --check or --write-hashes")
+            sys.exit("generate: --extra-bargein / --extra-vad are tuning material: --half tune, without --check or --write-hashes")
         if os.path.realpath(a.out) == os.path.realpath(os.path.join(ROOT, "out", "scenarios")):
-            sys.exit("generate: --extra-bargein needs its own --out (not the matrix's folder)")
-    specs = matrix.extra_bargein(a.half, a.extra_bargein) if a.extra_bargein else matrix.by_id(a.half, ids)
-    if a.extra_bargein and ids:
+            sys.exit("generate: --extra-bargein / --extra-vad need their own --out (not the matrix's folder)")
+    if a.extra_bargein:
+        specs = matrix.extra_bargein(a.half, a.extra_bargein)
+    elif a.extra_vad:
+        specs = matrix.extra_vad(a.half, a.extra_vad)
+    else:
+        specs = matrix.by_id(a.half, ids)
+    if extra and ids:
         specs = [s for s in specs if s["id"] in set(ids)]
-    if not a.extra_bargein and ids and len(specs) != len(set(ids)):
+    if not extra and ids and len(specs) != len(set(ids)):
         sys.exit(f"generate: unknown scenario id in {ids}")
     jobs = [(s, a.out) for s in specs]
     if a.jobs > 1:

@@ -246,6 +246,19 @@ def extra_bargein(half, n):
             for k in range(1, n + 1) for sid, kind, fixed in BARGEIN_TEMPLATE]
 
 
+VAD_TEMPLATE = [t for t in TEMPLATE if t[1] == "vad_noise"]
+
+
+def extra_vad(half, n):
+    """`n` extra renderings of each VAD-in-noise template entry (pink at 0 dB, babble at 10 dB), ids ID_xK
+    (K = 1..n): the same fixed settings and the half's own pools and sentences, every other value (talker,
+    sentences, room, levels, noise realization) drawn from a new seed (half, ID, "extra", K). VAD tuning material
+    from the tuning half (`generate.py --extra-vad`), beside the matrix and never in it."""
+    near_sentences = _near_sentences(half)
+    return [_spec(half, f"{sid}_x{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, "extra", k))
+            for k in range(1, n + 1) for sid, kind, fixed in VAD_TEMPLATE]
+
+
 def by_id(half, ids=None):
     specs = scenarios(half)
     if ids:
