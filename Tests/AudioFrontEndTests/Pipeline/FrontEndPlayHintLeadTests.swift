@@ -39,14 +39,30 @@ final class FrontEndPlayHintLeadTests: XCTestCase {
         return (Array(collector.alignedAudio[first...]), starts)
     }
 
+    /// The level (dBFS) of the loudest 100 ms window of `a - b` over their common length.
+    static func worstDifference(_ a: [Int16], _ b: [Int16]) -> (decibels: Float, atMilliseconds: Int) {
+        let window = rate / 10
+        var worst: (decibels: Float, atMilliseconds: Int) = (-200, -1)
+        for start in stride(from: 0, to: min(a.count, b.count) - window + 1, by: window) {
+            var sum = 0.0
+            for n in start..<(start + window) { let d = Double(a[n]) - Double(b[n]); sum += d * d }
+            let level = sum > 0 ? Float(10 * log10(sum / Double(window) / (32768.0 * 32768.0))) : -200
+            if level > worst.decibels { worst = (level, start * 1000 / rate) }
+        }
+        return worst
+    }
+
+    /// The outputs are compared by level, not bit for bit: the residual echo of this noiseless room sits at
+    /// -90..-45 dBFS, and the defect let bursts through at -56..-50 dBFS where the other leads had -89. A run may
+    /// differ from the lead-0 run by at most -80 dBFS in any 100 ms window (a few LSB of rounding).
     func testTheOutputDoesNotDependOnHowLongPlayStartPrecededTheFirstSound() throws {
         let reference = try Self.run(lead: 0)
         XCTAssertGreaterThan(reference.output.count, 7 * Self.rate)
         for lead in [1, 36, 38, 40] {
             let run = try Self.run(lead: lead)
-            let differing = run.output.indices.first { $0 < reference.output.count && run.output[$0] != reference.output[$0] }
-            XCTAssertNil(differing, "play_start \(lead * 10) ms before the first sound: the output differs from "
-                         + "\(differing.map { $0 * 1000 / Self.rate } ?? -1) ms into it")
+            let worst = Self.worstDifference(run.output, reference.output)
+            XCTAssertLessThanOrEqual(worst.decibels, -80, "play_start \(lead * 10) ms before the first sound: the output "
+                                     + "differs by \(worst.decibels) dBFS \(worst.atMilliseconds) ms into it")
             XCTAssertEqual(run.starts, reference.starts, "play_start \(lead * 10) ms before the first sound")
         }
     }
