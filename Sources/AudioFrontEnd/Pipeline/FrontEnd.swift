@@ -131,7 +131,9 @@ public final class FrontEnd: @unchecked Sendable {
 
     /// Playback hints (NUI's `play_start` / `play_over`): while not playing there is no echo, so the canceller
     /// pauses (after ``FrontEndConfiguration/echoTailAfterPlaybackMilliseconds`` for the room's tail) instead of
-    /// adapting to silence, and resumes where it left off.
+    /// adapting to silence, and resumes where it left off: after a play_start (`true` after `false`), at the
+    /// first frame whose aligned reference holds sound, not at the hint, so how long the hint came before the
+    /// sound (a TTS server's latency) does not change what the cancellers make of it (issue 14).
     ///
     /// The app need not push reference while nothing plays. Reference is placed by sample position, so after
     /// such a gap the reference stream would lag the mic by the gap; on play_start (`true` after `false`) the

@@ -75,6 +75,9 @@ final class ProcessingChain {
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
     private var framesSincePlayback = Int.max / 2
+    /// Whether the app's playback hint came back on (after a `false`) and no reference sound has reached the
+    /// aligned reference since: the cancellers wait (see ``process(frame:validCount:isPlaying:)``).
+    private var awaitingSound = false
     private(set) var framesProcessed = 0
     private var telemetry: EchoTelemetryMeter
     private var lastDrops = DropCounts()
@@ -182,7 +185,6 @@ final class ProcessingChain {
     func process(frame mic: UnsafeBufferPointer<Int16>, validCount: Int? = nil, isPlaying: Bool) {
         let position = framesProcessed * frameLength
         var unshiftedLevel: Float = -160
-        framesSincePlayback = isPlaying ? 0 : framesSincePlayback + 1
         // A reference behind the reads is late (and re-anchored when it stays so) only once the estimator, which
         // sees it up to its lag behind, has had its say: its estimate may move the reads back over it.
         references.lateTolerance = estimator != nil && estimator?.delayMilliseconds == nil ? Self.estimatorLagFrames * frameLength : 0
@@ -202,6 +204,23 @@ final class ProcessingChain {
             }
         }
         let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
+        // After a play_start the cancellers run from the first frame whose aligned reference holds sound, not
+        // from the hint itself: between the hint and the first sound (a player that has begun an utterance whose
+        // audio is still on its way from the server, an app that says play_start early, or frames a push left
+        // behind and processed after the hint) there is nothing to cancel, and running the cancellers over that
+        // silence advanced speex's state (AEC2 then follows its output) by a number of frames that wall-clock
+        // timing set: the same answer came out differently, from one silent frame on (FrontEndPlayHintLeadTests).
+        // Issue 14: after 38 or 40 such frames (not 0, 36 or 39) AEC2 let a burst of residual echo through
+        // 1,543 ms into the barge-in test's answer, which opened a speech segment. Such frames now pass as frames
+        // without playback do; a tail still running from the previous playback runs on (the count goes on from
+        // it). Without hints (playing from the start) nothing changes: the reference's leading silence is placed
+        // by sample position, not by timing, and the cancellers run from the first frame as before.
+        if !isPlaying {
+            awaitingSound = true
+        } else if awaitingSound && referenceLevel > LevelMeter.floorDecibels {
+            awaitingSound = false
+        }
+        framesSincePlayback = isPlaying && !awaitingSound ? 0 : framesSincePlayback + 1
         runStages(mic, referenceLevel: referenceLevel, unshiftedLevel: estimator == nil ? nil : unshiftedLevel)
         let milliseconds = position * 1000 / sampleRate
         let inputLevel = LevelMeter.rmsDecibels(mic)
