@@ -13,8 +13,9 @@ import Synchronization
 /// ``takeProcessed(_:position:)`` / ``takePacket(_:start48k:advance48k:)`` (processing thread, clipped to the
 /// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)`` and
 /// ``takeAudio(_:position:sampleRate:outputEnd:)``, kept to the dialog's ``DialogWindow``. With a
-/// ``DialogOutputTap`` (the NUI facade) the dialog's audio, levels and VAD go to it on the drain thread instead of
-/// the session's event thread.
+/// ``DialogOutputTap`` (the NUI facade; ``RecognitionSession``, on an engine or not) the dialog's audio, levels
+/// and VAD go to it on the drain thread instead of the session's event thread. What still goes to the event thread
+/// is bounded: service events by ``backlogLimit``, the front end's droppable ones by ``frontEndBacklogLimit``.
 final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex, rt on the processing thread
     private let session: SpeechStreamingSession
     private let window = Mutex<DialogWindow?>(nil)

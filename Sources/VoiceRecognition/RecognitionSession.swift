@@ -24,7 +24,14 @@ import Synchronization
 /// ``start()`` misses nothing; each keeps its newest unread elements up to a bound (``bufferLimits``), so a
 /// sequence nobody reads costs bounded memory; what a sequence that was asked for drops is counted in the
 /// summary's ``RecognitionDrops/eventsDropped`` (one never asked for drops uncounted: nobody lost anything). ``events`` has everything in one sequence (as before), made only when
-/// asked for. All sequences are fed on the core's event thread in one order (see ``RecognitionCore``).
+/// asked for.
+///
+/// Where the elements come from (issue 13 part 3): the processed audio, levels and VAD events go into the
+/// sequences on the front end's drain thread, in stream order, straight from the event ring (`SessionTap`; the
+/// core's event thread is not on their path); the service's results, echo telemetry, drops, mic silence and
+/// the end come from the core's event thread. In ``events`` the two interleave as they are produced (a result may
+/// come before the last chunks of the audio it answers when the drain lags); the completion (or the error) is
+/// always the last element: the tap is closed before it is yielded.
 ///
 /// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog;
 /// to keep the echo canceller converged and the connection open across dialogs, create a ``RecognitionEngine``
