@@ -81,9 +81,11 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
 
     /// Most front-end events waiting for the event thread before the droppable ones (audio, levels, echo
     /// telemetry) are dropped and counted in ``RecognitionDrops/eventsDropped``: a handler slower than the
-    /// audio costs bounded memory and never holds the front end back (about 20 s of a 10 ms frame's audio and
-    /// level events). VAD, drops and the front end's end are never dropped.
-    static let frontEndBacklogLimit = 4096
+    /// audio costs bounded memory and never holds the front end back (about 80 s of a 10 ms frame's audio and
+    /// level events, ≈ 7 MiB at 16 kHz; the bound every event queue of the stack has, so a handler that keeps up
+    /// on average never loses one to a scheduling hiccup at full speed). VAD, drops and the front end's end are
+    /// never dropped.
+    static let frontEndBacklogLimit = 16_384
 
     /// Posts a front-end event to the event thread; a droppable one only while fewer than
     /// ``frontEndBacklogLimit`` messages wait (one lock either way; at most that many more wait in the batch the

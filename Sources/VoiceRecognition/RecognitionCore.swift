@@ -27,7 +27,7 @@ import SpeechStreaming
 /// deadlock. Audio goes to the streaming client on the processing thread (the mic push), straight into its
 /// lock-free ring, with no allocation and no lock (``AudioFrontEnd/FrontEndAudioSink``); events go through the
 /// front end's drain thread, which posts them to the event thread. A handler slower than the audio never holds
-/// the front end back: while 4,096 front-end events wait, the audio, levels and echo telemetry are dropped and
+/// the front end back: while 16,384 front-end events wait, the audio, levels and echo telemetry are dropped and
 /// counted in ``RecognitionDrops/eventsDropped`` (never the VAD, the drops or the end). Pushes are
 /// real-time safe; the other calls are for a control thread (or the handler).
 public final class RecognitionCore: @unchecked Sendable { // immutable references to thread-safe parts

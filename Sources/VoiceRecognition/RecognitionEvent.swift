@@ -73,7 +73,7 @@ public struct RecognitionDrops: Sendable, Equatable {
     public var audioBytesNotSent = 0
     /// Events dropped because a consumer fell too far behind: service events (results, sentence starts) when
     /// the streaming client's delegate queue or the session's event thread is more than 16,384 events behind;
-    /// the front end's audio, levels and echo telemetry when 4,096 of its events wait for the event thread (a
+    /// the front end's audio, levels and echo telemetry when 16,384 of its events wait for the event thread (a
     /// slow ``RecognitionCore/eventHandler``); any element a ``RecognitionSession`` sequence that was asked for
     /// drops beyond its bound. Never a task's start or end, nor a VAD event.
     public var eventsDropped = 0
