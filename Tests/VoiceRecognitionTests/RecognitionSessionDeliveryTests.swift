@@ -92,19 +92,8 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
     /// Pushes `seconds` of the echo vector (mic and reference) in 10 ms pieces at about 4x real time.
     static func push(_ session: RecognitionSession, seconds: Int) throws {
         let (mic, reference) = try RecognitionEngineTests.vectors()
-        let end = min(mic.count, reference.count, seconds * 16_000)
-        for offset in stride(from: 0, to: end, by: 160) {
-            let next = min(offset + 160, end)
-            reference[offset..<next].withUnsafeBufferPointer { _ = session.pushReference(samples: $0) }
-            var piece = mic[offset..<next]
-            var tries = 0
-            while !piece.isEmpty && tries < 5000 {
-                let result = piece.withUnsafeBufferPointer { session.pushMic(samples: $0) }
-                piece = piece.dropFirst(result.accepted)
-                if !piece.isEmpty { usleep(1000); tries += 1 }
-            }
-            usleep(2500)
-        }
+        RecognitionEngineTests.push(mic, reference, seconds: 0..<Double(seconds), pause: 2500,
+                                    mic: { session.pushMic(samples: $0) }, reference: { session.pushReference(samples: $0) })
     }
 
     func waitUntil(_ condition: () -> Bool) -> Bool {
