@@ -67,7 +67,8 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
     /// A compact record of the `events` sequence.
     enum Seen: Equatable {
         case audio(position: Int, count: Int)
-        case level, speech, result, other
+        case speech(milliseconds: Int)
+        case level, result, other
         case completed
     }
 
@@ -79,7 +80,7 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
                 switch event {
                 case .audio(let chunk): seen.append(.audio(position: chunk.position, count: chunk.samples.count))
                 case .level: seen.append(.level)
-                case .speechStarted, .speechEnded: seen.append(.speech)
+                case .speechStarted(let ms), .speechEnded(let ms): seen.append(.speech(milliseconds: ms))
                 case .sentenceStart, .partialResult, .finalResult, .translation: seen.append(.result)
                 case .completed: seen.append(.completed)
                 default: seen.append(.other)
@@ -89,9 +90,11 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
         }
     }
 
-    /// Pushes `seconds` of the echo vector (mic and reference) in 10 ms pieces at about 4x real time.
-    static func push(_ session: RecognitionSession, seconds: Int) throws {
-        let (mic, reference) = try RecognitionEngineTests.vectors()
+    /// Pushes `seconds` of the echo vector (or, with `speech`, the double-talk one: the user over the far end) and
+    /// the far end as the reference, in 10 ms pieces at about 4x real time.
+    static func push(_ session: RecognitionSession, seconds: Int, speech: Bool = false) throws {
+        var (mic, reference) = try RecognitionEngineTests.vectors()
+        if speech { mic = try TestVectors.int16("doubletalk_ser0db_16k.wav").samples }
         RecognitionEngineTests.push(mic, reference, seconds: 0..<Double(seconds), pause: 2500,
                                     mic: { session.pushMic(samples: $0) }, reference: { session.pushReference(samples: $0) })
     }
@@ -114,7 +117,7 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
         let reader = Self.read(session)
         let audio = Task { await session.processedAudio.reduce(0) { $0 + $1.samples.count } }
         try await session.start()
-        try Self.push(session, seconds: 8)
+        try Self.push(session, seconds: 8, speech: true)
         let summary = try await session.finish()
         let seen = await reader.value
         let audioSamples = await audio.value
@@ -122,7 +125,7 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
         let frames = tap.countTo - tap.countFrom
         print("standalone session, events and processedAudio read: \(seen.count) events "
               + "(\(seen.filter { if case .audio = $0 { true } else { false } }.count) chunks, "
-              + "\(seen.filter { $0 == .result }.count) results, \(seen.filter { $0 == .speech }.count) VAD); drain thread over "
+              + "\(seen.filter { $0 == .result }.count) results, \(seen.filter { if case .speech = $0 { true } else { false } }.count) VAD); drain thread over "
               + "frames \(tap.countFrom)..<\(tap.countTo): \(tap.allocations) allocations (\(Self.per(tap.allocations, frames)) per frame), "
               + "\(tap.locks.mutex_locks) pthread mutex locks (\(Self.per(tap.locks.mutex_locks, frames)) per frame), "
               + "\(tap.locks.semaphore_waits) semaphore waits")
@@ -132,15 +135,24 @@ final class RecognitionSessionDeliveryTests: XCTestCase {
         XCTAssertEqual(pthread_equal(try XCTUnwrap(tap.thread), pthread_self()), 0, "not on the pushing thread")
         XCTAssertEqual(seen.last, .completed, "the completion is the last element")
         XCTAssertEqual(seen.filter { $0 == .completed }.count, 1)
-        var next = 0
-        for case .audio(let position, let count) in seen {
-            XCTAssertEqual(position, next, "the chunks in stream order, without a gap")
-            next = position + count
+        var next = 0, speech = 0
+        for element in seen {
+            switch element {
+            case .audio(let position, let count):
+                XCTAssertEqual(position, next, "the chunks in stream order, without a gap")
+                next = position + count
+            case .speech(let milliseconds): // at its place in the audio: never ahead of it (by more than the stages' delay)
+                speech += 1
+                XCTAssertGreaterThanOrEqual(next, milliseconds * 16 - 800, "VAD at \(milliseconds) ms after \(next) samples")
+            default:
+                break
+            }
         }
         XCTAssertEqual(next, audioSamples, "events and processedAudio carry the same audio")
         XCTAssertEqual(next, summary.frontEnd?.outputSamples, "every processed sample, before the completion")
         XCTAssertEqual(seen.filter { $0 == .level }.count, summary.frontEnd?.framesProcessed, "one level per frame")
-        XCTAssertLessThanOrEqual(abs(seen.filter { $0 == .speech }.count - 2 * summary.speechSegments.count), 1,
+        XCTAssertGreaterThan(speech, 0, "the user's speech was found")
+        XCTAssertLessThanOrEqual(abs(speech - 2 * summary.speechSegments.count), 1,
                                  "each segment's start and end (the last may stay open)")
         XCTAssertEqual(summary.drops.eventsDropped, 0)
         XCTAssertGreaterThanOrEqual(tap.allocations, Int64(frames), "counted: at least the chunk's [Int16] per frame")
