@@ -91,8 +91,33 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
         logger = NuiLogger(track: { [weak self] level, line in
             self?.deliver(droppable: .logLines) { $0.onNuiLogTrackCallback(level, logMessage: line) }
         })
-        callbacks.setOutputHandler { [weak self] output in // a dialog's DialogTap posts these
-            guard let delegate = self?.delegate else { return }
+        callbacks.setOutputHandler(Self.outputHandler(WeakDelegate(nil)))
+    }
+
+    /// Receives the callbacks; held weakly. Set it before `nui_initialize`. Any thread.
+    public var delegate: NeoNuiSdkDelegate? {
+        get { lock.withLock { delegateReference } }
+        set {
+            lock.withLock {
+                delegateReference = newValue
+                // The chunks' and levels' handler holds the delegate itself (weakly), swapped under the queue's lock,
+                // which the callback thread holds when it takes an entry: no NeoNui lock per EVENT_AEC_DATA / RMS.
+                callbacks.setOutputHandler(Self.outputHandler(WeakDelegate(newValue)))
+            }
+        }
+    }
+
+    /// The delegate as the output handler holds it: weakly, never changed after it is made.
+    private final class WeakDelegate: @unchecked Sendable { // immutable after init
+        weak var value: NeoNuiSdkDelegate?
+        init(_ value: NeoNuiSdkDelegate?) { self.value = value }
+    }
+
+    /// What runs on the callback thread for a dialog's `DialogTap` posts (``CallbackQueue/postSamples(_:)``,
+    /// ``CallbackQueue/postLevel(_:)``): `EVENT_AEC_DATA` and `onNuiRmsChanged` to `target`'s delegate.
+    private static func outputHandler(_ target: WeakDelegate) -> @Sendable (CallbackQueue.Output) -> Void {
+        { output in
+            guard let delegate = target.value else { return }
             switch output {
             case .samples(let samples): // the queue's buffer, read-only for the app: the C listener's const char *
                 delegate.onNuiAssistEventCallback(.EVENT_AEC_DATA, info: nil, infoLen: 0,
@@ -103,12 +128,6 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
                 delegate.onNuiRmsChanged(level)
             }
         }
-    }
-
-    /// Receives the callbacks; held weakly. Set it before `nui_initialize`. Any thread.
-    public var delegate: NeoNuiSdkDelegate? {
-        get { lock.withLock { delegateReference } }
-        set { lock.withLock { delegateReference = newValue } }
     }
 
     func setState(_ newState: State) {

@@ -13,9 +13,10 @@ import Synchronization
 /// ``takeProcessed(_:position:)`` / ``takePacket(_:start48k:advance48k:)`` (processing thread, clipped to the
 /// dialog by the lock-free ``RealTimeWindow``) and the events through ``take(_:opusStart:outputEnd:)`` and
 /// ``takeAudio(_:position:sampleRate:outputEnd:)``, kept to the dialog's ``DialogWindow``. With a
-/// ``DialogOutputTap`` (the NUI facade) the dialog's audio, levels and VAD go to it on the drain thread instead of
-/// the session's event thread.
-final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex, rt on the processing thread
+/// ``DialogOutputTap`` (the NUI facade; ``RecognitionSession``, on an engine or not) the dialog's audio, levels
+/// and VAD go to it on the drain thread instead of the session's event thread. What still goes to the event thread
+/// is bounded: service events by ``backlogLimit``, the front end's droppable ones by ``frontEndBacklogLimit``.
+final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStreamingDelegate, @unchecked Sendable { // immutable, window under its mutex, rt on the processing thread
     private let session: SpeechStreamingSession
     private let window = Mutex<DialogWindow?>(nil)
     private let pump: EventPump
@@ -38,7 +39,9 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
         reportsAudio = configuration.reportsAudio
     }
 
-    /// The front end's drain thread.
+    /// Core mode (the core's own front end): every event but the audio (``frontEnd(_:didProduceAudio:position:)``
+    /// while the front end's own sequence is not asked for). With a tap the audio, levels and VAD go to it;
+    /// the rest to the event thread, bounded (``postBounded(_:)``). The front end's drain thread.
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         switch event {
         case .audio:
@@ -52,7 +55,50 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
         default:
             break
         }
-        pump.post(.frontEnd(event))
+        let tapped = window.withLock { _ -> Bool in
+            guard tap != nil else { return false }
+            report(event)
+            return true
+        }
+        if !tapped { postBounded(event) }
+    }
+
+    /// Core mode: one processed chunk as the drain read it. With a tap it goes to the tap with no allocation;
+    /// without one, as an ``AudioChunk`` to the event thread (only with ``RecognitionConfiguration/reportsAudio``:
+    /// the samples went to the client on the processing thread). The front end's drain thread.
+    func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
+        guard reportsAudio else { return }
+        let tapped = window.withLock { _ -> Bool in
+            guard let tap else { return false }
+            tap.dialogAudio(samples, position: position)
+            return true
+        }
+        if !tapped {
+            postBounded(.audio(AudioChunk(position: position, sampleRate: frontEnd.configuration.effectiveOutputRate,
+                                          samples: Array(samples))))
+        }
+    }
+
+    /// Most front-end events waiting for the event thread before the droppable ones (audio, levels, echo
+    /// telemetry) are dropped and counted in ``RecognitionDrops/eventsDropped``: a handler slower than the
+    /// audio costs bounded memory and never holds the front end back (about 80 s of a 10 ms frame's audio and
+    /// level events, ≈ 7 MiB at 16 kHz; the bound every event queue of the stack has, so a handler that keeps up
+    /// on average never loses one to a scheduling hiccup at full speed). VAD, drops and the front end's end are
+    /// never dropped.
+    static let frontEndBacklogLimit = 16_384
+
+    /// Posts a front-end event to the event thread; a droppable one only while fewer than
+    /// ``frontEndBacklogLimit`` messages wait (one lock either way; at most that many more wait in the batch the
+    /// thread handles). Drain thread.
+    private func postBounded(_ event: FrontEndEvent) {
+        switch event {
+        case .audio, .level, .telemetry:
+            if !pump.post(.frontEnd(event), ifBacklogBelow: Self.frontEndBacklogLimit) {
+                shared.eventsDropped.add(1, ordering: .relaxed)
+            }
+        default:
+            pump.post(.frontEnd(event))
+        }
     }
 
     /// Most messages waiting for the event thread before a service event is dropped (and counted in
@@ -82,8 +128,8 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
     /// audio ends without it.
     static let micStoppedAfter = Duration.milliseconds(40)
 
-    /// Sets (or, nil, closes) the ``DialogOutputTap``. Once it returns, the old tap is not called any more.
-    /// Any thread but the drain thread; not from inside the tap.
+    /// Sets (or, nil, closes) the ``DialogOutputTap`` (on an engine, or on the core's own front end). Once it
+    /// returns, the old tap is not called any more. Any thread but the drain thread; not from inside the tap.
     func setTap(_ newTap: (any DialogOutputTap)?) {
         window.withLock { _ in tap = newTap }
     }
@@ -160,7 +206,7 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
     /// Hands a dialog's event to the tap when there is one (its VAD also to the event thread, for the summary's
     /// segments), else to the event thread. Under `window`'s lock.
     private func report(_ event: FrontEndEvent) {
-        guard let tap else { return pump.post(.frontEnd(event)) }
+        guard let tap else { return postBounded(event) }
         switch event {
         case .audio(let chunk):
             chunk.samples.withUnsafeBufferPointer { tap.dialogAudio($0, position: chunk.position) }
@@ -173,7 +219,7 @@ final class AudioForwarder: FrontEndDelegate, FrontEndAudioSink, SpeechStreaming
             tap.dialogSpeech(.speechEnded(milliseconds: milliseconds))
             pump.post(.tapped(event))
         default:
-            pump.post(.frontEnd(event))
+            postBounded(event)
         }
     }
 

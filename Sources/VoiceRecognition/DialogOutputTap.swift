@@ -1,8 +1,9 @@
 import AudioFrontEnd
 
-/// Takes a dialog's front-end output on an engine straight from the front end's drain thread, instead of the
-/// core's event thread: the NUI facade's way to make `EVENT_AEC_DATA`, `onNuiRmsChanged` and the VAD events
-/// cross one thread fewer, with no `[Int16]` per 10 ms chunk (``RecognitionCore/setOutputTap(_:)``).
+/// Takes a dialog's front-end output (on an engine, or on the core's own front end) straight from the front
+/// end's drain thread, instead of the core's event thread: the NUI facade's way to make `EVENT_AEC_DATA`,
+/// `onNuiRmsChanged` and the VAD events cross one thread fewer, with no `[Int16]` per 10 ms chunk, and
+/// ``RecognitionSession``'s way to fill its sequences (``SessionTap``) (``RecognitionCore/setOutputTap(_:)``).
 ///
 /// What the tap gets is what the core's handler would have got, in the same order among themselves (stream
 /// order), clipped and rebased to the dialog: the ``RecognitionEvent/audio(_:)``, ``RecognitionEvent/level(milliseconds:inputDecibels:outputDecibels:)``,

@@ -63,6 +63,18 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
         }
     }
 
+    /// Queues a message while fewer than `limit` wait (one lock, like ``post(_:)``); returns false when it was
+    /// dropped because `limit` messages wait (true once the pump stops: nothing is delivered then). Any thread.
+    func post(_ message: Message, ifBacklogBelow limit: Int) -> Bool {
+        condition.withLock {
+            guard !stopping else { return true } // ended: nothing is delivered any more, nothing lost
+            guard queue.count < limit else { return false }
+            queue.append(message)
+            condition.signal()
+            return true
+        }
+    }
+
     /// Messages queued and not yet taken by the thread. Any thread.
     var backlog: Int { condition.withLock { queue.count } }
 

@@ -26,7 +26,9 @@ import SpeechStreaming
 /// the core holds a lock; from the handler you may call any method of the core (push, finish, cancel) without
 /// deadlock. Audio goes to the streaming client on the processing thread (the mic push), straight into its
 /// lock-free ring, with no allocation and no lock (``AudioFrontEnd/FrontEndAudioSink``); events go through the
-/// front end's drain thread. Pushes are
+/// front end's drain thread, which posts them to the event thread. A handler slower than the audio never holds
+/// the front end back: while 16,384 front-end events wait, the audio, levels and echo telemetry are dropped and
+/// counted in ``RecognitionDrops/eventsDropped`` (never the VAD, the drops or the end). Pushes are
 /// real-time safe; the other calls are for a control thread (or the handler).
 public final class RecognitionCore: @unchecked Sendable { // immutable references to thread-safe parts
     public let configuration: RecognitionConfiguration
@@ -55,12 +57,14 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
             throw RecognitionError.frontEnd(error)
         }
         session = try configuration.makeStreamingSession()
-        forwarder = AudioForwarder(session: session, pump: pump, shared: shared, configuration: configuration)
+        let forwarder = AudioForwarder(session: session, pump: pump, shared: shared, configuration: configuration)
+        self.forwarder = forwarder
         let (frontEnd, session, shared) = (frontEnd, session, shared)
         processor = EventProcessor(shared: shared, hooks: EventProcessor.Hooks(
             micPushes: { shared.micPushes.load(ordering: .relaxed) },
             statistics: { session.statistics },
             release: {
+                forwarder.setTap(nil) // before the last event: nothing of the dialog after it
                 frontEnd.cancel()
                 session.cancel()
             },
@@ -279,9 +283,12 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
 
     /// Hands the dialog's audio, levels and VAD events to `tap` on the front end's drain thread instead of the
     /// ``eventHandler`` (see ``DialogOutputTap``); nil closes it (after this returns the old tap is not called).
-    /// A dialog on an engine only (a standalone core ignores it). Set it before ``start()``; close it from any
-    /// thread but the drain thread (not from inside the tap). The dialog's end closes it before its last event.
+    /// On an engine or on the core's own front end. Set it before ``start()``; close it from any thread but the
+    /// drain thread (not from inside the tap). The dialog's end closes it before its last event.
     package func setOutputTap(_ tap: (any DialogOutputTap)?) { forwarder.setTap(tap) }
+
+    /// The rate of the processed audio the core reports (``RecognitionEvent/audio(_:)``). Any thread.
+    package var outputRate: Int { engine?.router.outputRate ?? frontEnd.configuration.effectiveOutputRate }
 
     /// The streaming client this dialog sends to (package access: the real-time path's tests).
     package var streamingSession: SpeechStreamingSession { session }

@@ -71,10 +71,11 @@ public struct RecognitionDrops: Sendable, Equatable {
     /// them (its queue was full, or the task had already ended), or took them and dropped them when the task
     /// ended before they went out (an error, an early task-finished, a cancel).
     public var audioBytesNotSent = 0
-    /// Service events (results, sentence starts) dropped because a consumer fell too far behind the server:
-    /// the streaming client's delegate queue or the session's event thread more than 16,384 events behind, or
-    /// ``RecognitionSession/events`` more than ``RecognitionSession/eventBufferLimit`` unread. Never a task's
-    /// start or end.
+    /// Events dropped because a consumer fell too far behind: service events (results, sentence starts) when
+    /// the streaming client's delegate queue or the session's event thread is more than 16,384 events behind;
+    /// the front end's audio, levels and echo telemetry when 16,384 of its events wait for the event thread (a
+    /// slow ``RecognitionCore/eventHandler``); any element a ``RecognitionSession`` sequence that was asked for
+    /// drops beyond its bound. Never a task's start or end, nor a VAD event.
     public var eventsDropped = 0
 
     public init() {}

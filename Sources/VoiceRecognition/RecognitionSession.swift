@@ -24,7 +24,14 @@ import Synchronization
 /// ``start()`` misses nothing; each keeps its newest unread elements up to a bound (``bufferLimits``), so a
 /// sequence nobody reads costs bounded memory; what a sequence that was asked for drops is counted in the
 /// summary's ``RecognitionDrops/eventsDropped`` (one never asked for drops uncounted: nobody lost anything). ``events`` has everything in one sequence (as before), made only when
-/// asked for. All sequences are fed on the core's event thread in one order (see ``RecognitionCore``).
+/// asked for.
+///
+/// Where the elements come from (issue 13 part 3): the processed audio, levels and VAD events go into the
+/// sequences on the front end's drain thread, in stream order, straight from the event ring (`SessionTap`; the
+/// core's event thread is not on their path); the service's results, echo telemetry, drops, mic silence and
+/// the end come from the core's event thread. In ``events`` the two interleave as they are produced (a result may
+/// come before the last chunks of the audio it answers when the drain lags); the completion (or the error) is
+/// always the last element: the tap is closed before it is yielded.
 ///
 /// A thin layer over ``RecognitionCore`` (same events, same threads for pushes). One session runs one dialog;
 /// to keep the echo canceller converged and the connection open across dialogs, create a ``RecognitionEngine``
@@ -52,7 +59,7 @@ public final class RecognitionSession: Sendable {
     /// Most unread elements of ``results``, ``speechActivity``, ``processedAudio`` (10 ms chunks) and
     /// ``telemetry``.
     public static let bufferLimits = (results: 4096, speechActivity: 1024, processedAudio: 500, telemetry: 1024)
-    private let outputs: RecognitionOutputs
+    let outputs: RecognitionOutputs
     private let started = OneShot<TaskStarted>()
     private let ended = OneShot<RecognitionSummary>()
 
@@ -76,6 +83,10 @@ public final class RecognitionSession: Sendable {
             events: Self.eventBufferLimit, results: limits.results, speechActivity: limits.speechActivity,
             processedAudio: limits.processedAudio, telemetry: limits.telemetry))
         self.outputs = outputs
+        // The processed audio, levels and VAD go into the sequences on the front end's drain thread, not through
+        // the core's event thread (closed by the core before its last event).
+        core.setOutputTap(SessionTap(outputs: outputs, sampleRate: core.outputRate,
+                                     reportsAudio: core.configuration.reportsAudio))
         core.eventHandler = { [started, ended] original in
             var event = original // the end's summary and drops count what the sequences dropped too
             if case .completed(var summary) = original {
@@ -137,4 +148,31 @@ public final class RecognitionSession: Sendable {
     /// ``RecognitionEvent/completed(_:)``, cancelled), a waiting ``start()`` throws and a waiting ``finish()``
     /// returns the summary (``RecognitionSummary/Ending/cancelled``). Any thread; does nothing once ended.
     public func cancel() { core.cancel(force: true) }
+}
+
+/// A session's ``DialogOutputTap``: the dialog's processed audio, levels and VAD events into the session's
+/// sequences (``RecognitionSession/events`` too) straight from the front end's drain thread. Each element is
+/// what the core's handler would have got; an ``AudioChunk`` is the one allocation per 10 ms chunk (its
+/// `[Int16]`, as before on the drain), and each sequence keeps its bound and counts what it drops.
+final class SessionTap: DialogOutputTap, Sendable {
+    let outputs: RecognitionOutputs
+    let sampleRate: Int
+    let reportsAudio: Bool
+
+    init(outputs: RecognitionOutputs, sampleRate: Int, reportsAudio: Bool) {
+        self.outputs = outputs
+        self.sampleRate = sampleRate
+        self.reportsAudio = reportsAudio
+    }
+
+    func dialogAudio(_ samples: UnsafeBufferPointer<Int16>, position: Int) {
+        guard reportsAudio else { return } // on an engine the tap gets the audio whatever the configuration says
+        outputs.route(.audio(AudioChunk(position: position, sampleRate: sampleRate, samples: Array(samples))))
+    }
+
+    func dialogLevel(milliseconds: Int, inputDecibels: Float, outputDecibels: Float) {
+        outputs.route(.level(milliseconds: milliseconds, inputDecibels: inputDecibels, outputDecibels: outputDecibels))
+    }
+
+    func dialogSpeech(_ event: RecognitionEvent) { outputs.route(event) }
 }

@@ -12,7 +12,8 @@ final class SharedState: Sendable {
     let micPushes = Atomic<Int>(0)
     /// Processed bytes the streaming client did not take. Front-end drain thread.
     let audioBytesNotSent = Atomic<Int>(0)
-    /// Service events dropped because the event thread was too far behind (``AudioForwarder/backlogLimit``).
+    /// Events dropped because the event thread was too far behind: service events (``AudioForwarder/backlogLimit``),
+    /// the front end's audio, levels and echo telemetry (``AudioForwarder/frontEndBacklogLimit``).
     let eventsDropped = Atomic<Int>(0)
     let lifecycle = Mutex<Lifecycle>(.created)
     /// The kept streaming client's counters when a dialog on an engine started (it reports its own share).

@@ -24,18 +24,27 @@ final class RecognitionEngineTests: XCTestCase {
 
     /// Pushes mic[from..<to] and the reference alongside, 10 ms at a time, as a device does.
     static func push(_ engine: RecognitionEngine, _ mic: [Int16], _ reference: [Int16], seconds: Range<Double>) {
+        push(mic, reference, seconds: seconds, mic: { engine.pushMic(samples: $0) },
+             reference: { engine.pushReference(samples: $0) })
+    }
+
+    /// The same through any push calls (an engine's, a session's), waiting `pause` microseconds after each 10 ms.
+    static func push(_ mic: [Int16], _ reference: [Int16], seconds: Range<Double>, pause: useconds_t = 0,
+                     mic pushMic: (UnsafeBufferPointer<Int16>) -> PushResult,
+                     reference pushReference: (UnsafeBufferPointer<Int16>) -> PushResult) {
         var offset = Int(seconds.lowerBound * Double(rate))
         let end = min(Int(seconds.upperBound * Double(rate)), mic.count)
         while offset < end {
             let next = min(offset + 160, end)
-            reference[offset..<next].withUnsafeBufferPointer { _ = engine.pushReference(samples: $0) }
+            reference[offset..<next].withUnsafeBufferPointer { _ = pushReference($0) }
             var piece = mic[offset..<next]
             var tries = 0
             while !piece.isEmpty && tries < 5000 {
-                let result = piece.withUnsafeBufferPointer { engine.pushMic(samples: $0) }
+                let result = piece.withUnsafeBufferPointer { pushMic($0) }
                 piece = piece.dropFirst(result.accepted)
                 if !piece.isEmpty { usleep(1000); tries += 1 }
             }
+            if pause > 0 { usleep(pause) }
             offset = next
         }
     }

@@ -55,8 +55,8 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
         case level(Float)
     }
 
-    /// Sets what runs for ``postSamples(_:)`` and ``postLevel(_:)`` entries (once, before the first such post).
-    /// Any thread.
+    /// Sets what runs for ``postSamples(_:)`` and ``postLevel(_:)`` entries: each runs the handler set when the
+    /// callback thread takes it (read under the queue's lock, which the thread holds then anyway). Any thread.
     package func setOutputHandler(_ handler: @escaping @Sendable (Output) -> Void) { lane.setOutputHandler(handler) }
 
     /// Copies `samples` into one of the queue's chunk buffers and runs the output handler with them on the
