@@ -7,6 +7,7 @@
 #                          allocations, 0 locks on the push thread and the network thread's audio path); then 200
 #                          dialogs on one NeoNui and on libnui.so.
 #   AFE_SOAK=1 Soak/run.sh also one hour at real time through NeoNui (memory flat after the first minute).
+#   AFE_SOAK=hour          only that one-hour run (the release build and the server as above).
 #   AFE_SOAK_MINUTES=N     minutes per long run (default 10); AFE_SOAK_DIALOGS=N dialogs (default 200);
 #   AFE_SOAK_PARTIAL_MS=N  the server's partial interval (default 100 ms: 10 partials per second of speech).
 #
@@ -71,6 +72,7 @@ run() {
   fi
 }
 
+if [ "${AFE_SOAK:-0}" != "hour" ]; then
 echo "== Soak: $minutes minutes of audio per protocol and format, every surface, full speed"
 for combination in "dashscope pcm /api-ws/v1/inference" "dashscope opus /api-ws/v1/inference" "nls pcm /ws/v1"; do
   set -- $combination
@@ -102,7 +104,9 @@ run "NeoNui, $dialogs dialogs" dashscope pcm dialogs \
 run "libnui.so, $dialogs dialogs" dashscope pcm c \
   "$bin/nui_soak" "$url" "$work/mic2.wav" "$work/reference2.wav" dialogs "$dialogs" 2 30 pcm
 
-if [ "${AFE_SOAK:-0}" = "1" ]; then
+fi
+
+if [ "${AFE_SOAK:-0}" = "1" ] || [ "${AFE_SOAK:-0}" = "hour" ]; then
   echo "== Soak: one hour at real time through NeoNui (AFE_SOAK=1)"
   run "NeoNui, 1 hour real time" dashscope pcm nui \
     "$bin/afe-soak" nui --url "$url" --seconds 3600 --realtime
