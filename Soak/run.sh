@@ -107,7 +107,8 @@ run "libnui.so, $dialogs dialogs" dashscope pcm c \
 fi
 
 if [ "${AFE_SOAK:-0}" = "1" ] || [ "${AFE_SOAK:-0}" = "hour" ]; then
-  echo "== Soak: one hour at real time through NeoNui (AFE_SOAK=1)"
+  echo "== Soak: one hour at real time through NeoNui (AFE_SOAK=$AFE_SOAK)"
+  url="ws://127.0.0.1:$port/api-ws/v1/inference"
   run "NeoNui, 1 hour real time" dashscope pcm nui \
     "$bin/afe-soak" nui --url "$url" --seconds 3600 --realtime
 fi
