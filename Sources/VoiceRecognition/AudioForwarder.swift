@@ -55,7 +55,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
         default:
             break
         }
-        let tapped = window.withLock { _ -> Bool in
+        let tapped = withWindow { _ -> Bool in
             guard tap != nil else { return false }
             report(event)
             return true
@@ -68,7 +68,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// the samples went to the client on the processing thread). The front end's drain thread.
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
         guard reportsAudio else { return }
-        let tapped = window.withLock { _ -> Bool in
+        let tapped = withWindow { _ -> Bool in
             guard let tap else { return false }
             tap.dialogAudio(samples, position: position)
             return true
@@ -128,10 +128,21 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// audio ends without it.
     static let micStoppedAfter = Duration.milliseconds(40)
 
+    /// Runs `body` under `window`'s lock, told to ThreadSanitizer (``AudioFrontEnd/SanitizerSync``: the drain's
+    /// takes and a control thread's ``setTap(_:)`` meet at this lock, and the sanitizer does not see a contended
+    /// `Mutex`'s acquire). Any thread.
+    private func withWindow<Result>(_ body: (inout DialogWindow?) -> Result) -> Result {
+        window.withLock { window in
+            SanitizerSync.acquire(self)
+            defer { SanitizerSync.release(self) }
+            return body(&window)
+        }
+    }
+
     /// Sets (or, nil, closes) the ``DialogOutputTap`` (on an engine, or on the core's own front end). Once it
     /// returns, the old tap is not called any more. Any thread but the drain thread; not from inside the tap.
     func setTap(_ newTap: (any DialogOutputTap)?) {
-        window.withLock { _ in tap = newTap }
+        withWindow { _ in tap = newTap }
     }
 
     /// Opens the window at output sample `start`. Control thread, after the client's start.
@@ -139,14 +150,14 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
         var opened = DialogWindow(start: start, outputRate: outputRate)
         opened.micBytesAtStart = micBytes
         if format == .opus { opened.preSkip = Self.opusPreSkip(rate: outputRate) }
-        window.withLock { $0 = opened }
+        withWindow { $0 = opened }
         rt.open(start: start, start48k: opened.to48k(start), preSkip: opened.preSkip)
     }
 
     /// Takes one event of the engine's front end (drain thread). Returns false when it is outside the
     /// dialog (the router counts it as discarded).
     func take(_ event: FrontEndEvent, opusStart: Int, outputEnd: Int) -> Bool {
-        window.withLock { window -> Bool in
+        withWindow { window -> Bool in
             guard var current = window else { return false }
             if current.stopped { // the audio ended; the drop counts still belong to the dialog until it ends
                 if case .audio(let chunk) = event { // produced (and, in PCM, sent) before the end, its event after
@@ -185,7 +196,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// ``take(_:opusStart:outputEnd:)`` for ``AudioFrontEnd/FrontEndEvent/audio(_:)``; with a tap the part inside
     /// the dialog goes to it with no allocation. Drain thread. Returns false when it is outside the dialog.
     func takeAudio(_ samples: UnsafeBufferPointer<Int16>, position: Int, sampleRate: Int, outputEnd: Int) -> Bool {
-        let tapped = window.withLock { window -> Bool? in
+        let tapped = withWindow { window -> Bool? in
             guard let tap else { return nil }
             guard var current = window else { return false }
             let limit = current.stopped && format == .pcm ? rt.sentEnd : Int.max
@@ -248,7 +259,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// Closes the window at output sample `stop` (the mic's position at finish); ends the audio at once when
     /// the output is already there. Control thread.
     func requestStop(at stop: Int, outputEnd: Int, micBytes: Int, micPushes: Int) {
-        window.withLock { window in
+        withWindow { window in
             guard var current = window, current.stop == nil else { return }
             current.stop = max(stop, current.start)
             rt.close(at: current.stop!, stop48k: current.to48k(current.stop!))
@@ -264,7 +275,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// The dialog's audio so far: mic bytes pushed between start and finish (to now before the finish) and the
     /// output samples taken. Any thread.
     func totals(micBytesNow: Int) -> (micBytes: Int, outputSamples: Int)? {
-        window.withLock { window in
+        withWindow { window in
             window.map { (($0.micBytesAtStop ?? micBytesNow) - $0.micBytesAtStart, $0.taken) }
         }
     }
@@ -277,7 +288,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// it only the drain's count matters (the summary's totals). Event thread.
     func audioPending(handledEnd: Int) -> Bool {
         guard format == .pcm else { return false }
-        return window.withLock { window in
+        return withWindow { window in
             guard let current = window else { return false }
             let sent = rt.sentEnd - current.start
             // With a tap the drain posted each chunk it counted, under this lock: `taken` is what was reported.
@@ -288,7 +299,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// Ends the audio when the output has not reached the finish position and the mic stopped
     /// (``micStoppedAfter`` without a push), or at the latest ``stopGrace`` after the finish. Event thread (its poll).
     func stopIfOverdue(micPushes: Int) {
-        window.withLock { window in
+        withWindow { window in
             guard var current = window, !current.stopped, let asked = current.stopAskedAt else { return }
             let waited = ContinuousClock.now - asked
             let micStopped = waited >= Self.micStoppedAfter && micPushes == current.micPushesAtStop

@@ -36,7 +36,7 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
 
     /// Makes `forwarder` the dialog that takes the output. Control thread.
     func attach(_ forwarder: AudioForwarder) {
-        current.withLock { $0 = forwarder }
+        current.withLock { value in SanitizerSync.held(by: self) { value = forwarder } }
         rtTarget.store(UInt(bitPattern: Unmanaged.passUnretained(forwarder).toOpaque()), ordering: .sequentiallyConsistent)
     }
 
@@ -47,7 +47,7 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
         _ = rtTarget.compareExchange(expected: bits, desired: 0, ordering: .sequentiallyConsistent)
         let inside = rtInside.load(ordering: .sequentiallyConsistent)
         if inside & 1 == 1 { while rtInside.load(ordering: .sequentiallyConsistent) == inside { sched_yield() } }
-        current.withLock { if $0 === forwarder { $0 = nil } }
+        current.withLock { value in SanitizerSync.held(by: self) { if value === forwarder { value = nil } } }
     }
 
     // MARK: Audio (processing thread)
@@ -86,7 +86,7 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
         default:
             break
         }
-        let target = current.withLock { $0 }
+        let target = current.withLock { value in SanitizerSync.held(by: self) { value } }
         guard let target, target.take(event, opusStart: packetStart, outputEnd: outputEnd.load(ordering: .acquiring))
         else { return discard(event) }
     }
@@ -96,13 +96,13 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
         let end = position + samples.count
         outputEnd.store(end, ordering: .releasing)
-        guard let target = current.withLock({ $0 }),
+        guard let target = current.withLock({ value in SanitizerSync.held(by: self) { value } }),
               target.takeAudio(samples, position: position, sampleRate: outputRate, outputEnd: end)
         else { return counts.withLock { $0.audioSamplesDiscarded += samples.count } }
     }
 
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {
-        guard let target = current.withLock({ $0 }), target.isSession(session) else {
+        guard let target = current.withLock({ value in SanitizerSync.held(by: self) { value } }), target.isSession(session) else {
             counts.withLock { $0.serviceEventsDiscarded += 1 }
             return
         }

@@ -233,12 +233,12 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         shared.lifecycle.withLock { $0 = .ended }
         hooks.release()
         deliver(event)
-        shared.handler.withLock { $0 = nil }
+        shared.handler.withLock { value in SanitizerSync.held(by: shared) { value = nil } }
         hooks.close()
     }
 
     private func deliver(_ event: RecognitionEvent) {
-        let handler = shared.handler.withLock { $0 }
+        let handler = shared.handler.withLock { value in SanitizerSync.held(by: shared) { value } }
         handler?.call(event)
     }
 }

@@ -138,10 +138,10 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// Receives every event on the core's event thread (see the type's notes). Set it before ``start()``.
     /// Released after the last event (``RecognitionEvent/isTerminal``), so it may capture the core.
     public var eventHandler: (@Sendable (RecognitionEvent) -> Void)? {
-        get { shared.handler.withLock { $0?.call } }
+        get { shared.handler.withLock { value in SanitizerSync.held(by: shared) { value?.call } } }
         set {
             let box = newValue.map(HandlerBox.init)
-            shared.handler.withLock { $0 = box }
+            shared.handler.withLock { value in SanitizerSync.held(by: shared) { value = box } }
         }
     }
 

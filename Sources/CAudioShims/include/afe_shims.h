@@ -97,6 +97,23 @@ int32_t afe_apm_reset(afe_apm *apm);
 /// library's status; -6 (kBadParameterError) without AEC2 or for another level.
 int32_t afe_apm_set_suppression_level(afe_apm *apm, int32_t level);
 
+// MARK: - ThreadSanitizer annotations
+
+// Synchronization.Mutex takes a contended lock in the Swift runtime's uninstrumented slow path (a futex), so
+// ThreadSanitizer does not see that acquire and reports the accesses it guards as races. These tell it: they call
+// the sanitizer's own __tsan_acquire / __tsan_release when its runtime is linked (a -sanitize=thread build) and do
+// nothing otherwise (weak references, null without it). Linux only: Darwin's linker refuses an undefined weak
+// symbol that no linked library defines, and the sanitizer there is Xcode's business; there they are no-ops.
+#if defined(__linux__)
+void __tsan_acquire(void *addr) __attribute__((weak));
+void __tsan_release(void *addr) __attribute__((weak));
+static inline void afe_tsan_acquire(const void *addr) { if (__tsan_acquire) __tsan_acquire((void *)addr); }
+static inline void afe_tsan_release(const void *addr) { if (__tsan_release) __tsan_release((void *)addr); }
+#else
+static inline void afe_tsan_acquire(const void *addr) { (void)addr; }
+static inline void afe_tsan_release(const void *addr) { (void)addr; }
+#endif
+
 // MARK: - Opus ctls (opus_encoder_ctl is variadic; its request macros are function-like)
 
 static inline int afe_opus_set_bitrate(OpusEncoder *e, int32_t v) { return opus_encoder_ctl(e, OPUS_SET_BITRATE(v)); }
