@@ -1,13 +1,16 @@
-/// Writing events: producer side of ``EventChannel``, real-time safe. Callers check ``EventChannel/hasRoomForFrame``
-/// before a frame, so these writes always fit.
+/// Writing events: producer side of ``EventChannel``, real-time safe. Callers check ``EventChannel/beginFrame()``
+/// before a frame, so these writes always fit. The app-only ones (audio, bytes, level, telemetry) are dropped
+/// and counted in a frame that ``EventChannel/beginFrame()`` admitted without room for them.
 extension EventChannel {
     func emitAudio(_ audio: UnsafeBufferPointer<Int16>, position: Int) {
         guard !audio.isEmpty else { return }
+        guard appEventsFit else { return dropAppEvent() }
         let written = samples.write(audio)
         records.write(RawEvent(.audio, position: position, payloadCount: written))
     }
 
     func emitBytes(_ kind: RawEvent.Kind, _ payload: UnsafeRawBufferPointer, position: Int, duration: Int = 0) {
+        guard appEventsFit else { return dropAppEvent() }
         let written = bytes.write(payload.assumingMemoryBound(to: UInt8.self))
         var record = RawEvent(kind, position: position, payloadCount: written)
         record.counts.0 = duration
@@ -19,6 +22,7 @@ extension EventChannel {
     }
 
     func emitLevel(milliseconds: Int, input: Float, output: Float) {
+        guard appEventsFit else { return dropAppEvent() }
         var record = RawEvent(.level, position: milliseconds)
         record.values.0 = Double(input)
         record.values.1 = Double(output)
@@ -27,6 +31,7 @@ extension EventChannel {
 
     func emitTelemetry(milliseconds: Int, delay: Double?, alignment: Double, erle: Double?, doubleTalk: Bool,
                        drift: Double?, processingDelay: Double) {
+        guard appEventsFit else { return dropAppEvent() }
         var record = RawEvent(.telemetry, position: milliseconds)
         record.values = (delay ?? .nan, alignment, erle ?? .nan, drift ?? .nan, processingDelay)
         record.flag = doubleTalk
@@ -41,6 +46,7 @@ extension EventChannel {
     }
 
     func emitDrops(_ drops: DropCounts) {
+        reportedOverruns = drops.eventOverruns
         var record = RawEvent(.drops)
         record.counts = (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples,
                          drops.eventOverruns, drops.referenceRefusedBytes)

@@ -63,8 +63,10 @@ extension FrontEnd {
     /// Control thread.
     package func waitUntilDrained() { drain.waitUntilFinished() }
 
+    /// Waits until the next frame may be processed (``EventChannel/beginFrame()``: with
+    /// ``FrontEndConfiguration/EventsBehind/dropAppEvents`` only for the kept events' room).
     private func waitForRoom() {
-        while !eventChannel.hasRoomForFrame {
+        while !eventChannel.beginFrame() {
             eventChannel.signal()
             usleep(1000)
         }

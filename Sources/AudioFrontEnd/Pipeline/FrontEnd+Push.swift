@@ -196,7 +196,7 @@ extension FrontEnd {
     /// a dialog's end: audio accepted and not delivered to it. Stops after the frame in hand when a push comes
     /// in (the push takes the processing over). Drain thread; never blocks.
     func processMicLeftBehind() {
-        while eventChannel.hasRoomForFrame && micGate.takeLeftBehind() {
+        while eventChannel.admitsFrame && micGate.takeLeftBehind() {
             let before = chain.framesProcessed
             processAvailableMic(yieldingToPush: true)
             framesProcessedByDrain.add(chain.framesProcessed - before, ordering: .relaxed)
@@ -204,12 +204,13 @@ extension FrontEnd {
         }
     }
 
-    /// Processes every complete frame the mic ring holds while the event rings have room (and, with
+    /// Processes every complete frame the mic ring holds while the event rings have room (with
+    /// ``FrontEndConfiguration/EventsBehind/dropAppEvents``: room for the kept events) (and, with
     /// `yieldingToPush`, until a push enters the gate). By whoever holds the mic gate's processing: a push, the
     /// drain thread, or the control thread in `finish` after the gate closed; real-time safe.
     func processAvailableMic(yieldingToPush: Bool = false) {
         var processedAny = false
-        while eventChannel.hasRoomForFrame {
+        while eventChannel.beginFrame() {
             if yieldingToPush && micGate.hasPushInside { break }
             if frame.hasFrame {
                 let isPlaying = playing.load(ordering: .acquiring)
@@ -227,7 +228,7 @@ extension FrontEnd {
         }
         if processedAny {
             references.publishConsumerPosition(chain.framesProcessed * chain.frameLength)
-            chain.reportDrops(dropCounts)
+            chain.reportDrops(eventChannel.reportable(dropCounts))
             eventChannel.signal()
         }
     }

@@ -68,7 +68,8 @@ public final class FrontEnd: @unchecked Sendable {
                                       resyncLag: Self.referenceResyncThresholdMilliseconds * rate / 1000)
         eventChannel = EventChannel(frames: 200, outputSamplesPerFrame: OutputStages.maximumOutputPerFrame(configuration),
                                     bytesPerFrame: configuration.encoding == nil ? 0 : 2 * (Opus.maximumPacketBytes + 512),
-                                    typicalBytesPerFrame: OutputStages.typicalBytesPerFrame(configuration))
+                                    typicalBytesPerFrame: OutputStages.typicalBytesPerFrame(configuration),
+                                    dropsAppEvents: configuration.whenEventsBehind == .dropAppEvents)
         micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
         referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
@@ -112,6 +113,11 @@ public final class FrontEnd: @unchecked Sendable {
     /// which ends after ``FrontEndEvent/finished(_:)`` or on ``cancel()``. Access it before ``start()`` to
     /// receive everything; at most ``FrontEndEvents/bufferLimit`` unread events are kept (the newest).
     public var events: FrontEndEvents { drain.sequence(owner: self) }
+
+    /// App-only events (audio, levels, telemetry, packets, pages) the processing thread dropped because the event
+    /// rings were full (only with ``FrontEndConfiguration/EventsBehind/dropAppEvents``; also in
+    /// ``DropCounts/eventOverruns``). Any thread; real-time safe (an atomic load).
+    public var appEventsDropped: Int { eventChannel.appEventsDropped.load(ordering: .relaxed) }
 
     /// Events ``events`` dropped because its reader was ``FrontEndEvents/bufferLimit`` behind. Any thread.
     public var sequenceEventsDropped: Int { drain.sequenceDrops.load(ordering: .relaxed) }
@@ -170,6 +176,7 @@ public final class FrontEnd: @unchecked Sendable {
         drops.referenceRefusedBytes = referenceRefusedBytes.load(ordering: .relaxed)
         drops.referenceDroppedSamples = references.droppedCount
         drops.referenceMissingSamples = references.missingCount
+        drops.eventOverruns = eventChannel.appEventsDropped.load(ordering: .relaxed)
         return drops
     }
 }

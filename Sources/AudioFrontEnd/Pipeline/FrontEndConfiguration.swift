@@ -135,6 +135,9 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     public var encoding: Encoding?
     /// How much mic audio the front end holds when its event consumer falls behind, ms. Default 2000.
     public var micBufferMilliseconds = 2000
+    /// What the processing thread does when the event consumer (the delegate on the drain thread) is so far
+    /// behind that a frame's events do not fit in the event rings. Default ``EventsBehind/waitForConsumer``.
+    public var whenEventsBehind = EventsBehind.waitForConsumer
     /// How much reference history is kept for alignment and late reference, ms (at least 1000). Default 3500:
     /// when the event consumer falls behind, mic frames wait in the mic buffer (up to ``micBufferMilliseconds``)
     /// while the reference keeps arriving, and the reference those frames need (up to the largest echo delay,

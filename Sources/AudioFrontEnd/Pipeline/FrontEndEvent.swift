@@ -108,7 +108,9 @@ public struct DropCounts: Sendable, Equatable {
     /// silence). Not counted before the first reference push (an app that never pushes one uses no reference)
     /// nor between `setPlaying(false)` and `setPlaying(true)`, when no reference is expected.
     public var referenceMissingSamples: Int = 0
-    /// Events the delegate/sequence could not take (never happens: the audio thread waits for room instead).
+    /// App-only events (audio, levels, telemetry, packets, pages) dropped because the event rings were full, with
+    /// ``FrontEndConfiguration/EventsBehind/dropAppEvents`` (``FrontEnd/appEventsDropped``); always 0 with the
+    /// default ``FrontEndConfiguration/EventsBehind/waitForConsumer`` (the processing waits for room instead).
     public var eventOverruns: Int = 0
     public init() {}
 }
