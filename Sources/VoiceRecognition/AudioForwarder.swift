@@ -41,7 +41,10 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
 
     /// Core mode (the core's own front end): every event but the audio (``frontEnd(_:didProduceAudio:position:)``
     /// while the front end's own sequence is not asked for). With a tap the audio, levels and VAD go to it;
-    /// the rest to the event thread, bounded (``postBounded(_:)``). The front end's drain thread.
+    /// the rest to the event thread, bounded (``postBounded(_:)``). The front end's drain thread. One rule for
+    /// every event the drain reports (here and in ``take(_:opusStart:outputEnd:)``): ``report(_:)`` decides
+    /// tap or event thread, under `window`'s lock, so what a dialog's completion waits for was posted before it
+    /// was counted, and a tap closed by ``setTap(_:)`` is never called after.
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         switch event {
         case .audio:
@@ -55,12 +58,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
         default:
             break
         }
-        let tapped = withWindow { _ -> Bool in
-            guard tap != nil else { return false }
-            report(event)
-            return true
-        }
-        if !tapped { postBounded(event) }
+        withWindow { _ in report(event) }
     }
 
     /// Core mode: one processed chunk as the drain read it. With a tap it goes to the tap with no allocation;
@@ -68,12 +66,8 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// the samples went to the client on the processing thread). The front end's drain thread.
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
         guard reportsAudio else { return }
-        let tapped = withWindow { _ -> Bool in
-            guard let tap else { return false }
-            tap.dialogAudio(samples, position: position)
-            return true
-        }
-        if !tapped {
+        withWindow { _ in
+            if let tap { return tap.dialogAudio(samples, position: position) }
             postBounded(.audio(AudioChunk(position: position, sampleRate: frontEnd.configuration.effectiveOutputRate,
                                           samples: Array(samples))))
         }
@@ -132,11 +126,7 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
     /// takes and a control thread's ``setTap(_:)`` meet at this lock, and the sanitizer does not see a contended
     /// `Mutex`'s acquire). Any thread.
     private func withWindow<Result>(_ body: (inout DialogWindow?) -> Result) -> Result {
-        window.withLock { window in
-            SanitizerSync.acquire(self)
-            defer { SanitizerSync.release(self) }
-            return body(&window)
-        }
+        window.withLock { w in SanitizerSync.held(by: self) { body(&w) } }
     }
 
     /// Sets (or, nil, closes) the ``DialogOutputTap`` (on an engine, or on the core's own front end). Once it

@@ -73,6 +73,10 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
 
     var betweenDialogs: BetweenDialogCounts { counts.withLock { $0 } }
 
+    /// The running dialog's forwarder, read under `current`'s lock (told to ThreadSanitizer: the drain and the
+    /// streaming client's queue meet ``attach(_:)`` / ``detach(_:)`` of a control thread there). Any thread.
+    private var running: AudioForwarder? { current.withLock { value in SanitizerSync.held(by: self) { value } } }
+
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         var packetStart = 0
         switch event {
@@ -86,7 +90,7 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
         default:
             break
         }
-        let target = current.withLock { value in SanitizerSync.held(by: self) { value } }
+        let target = running
         guard let target, target.take(event, opusStart: packetStart, outputEnd: outputEnd.load(ordering: .acquiring))
         else { return discard(event) }
     }
@@ -96,13 +100,13 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
         let end = position + samples.count
         outputEnd.store(end, ordering: .releasing)
-        guard let target = current.withLock({ value in SanitizerSync.held(by: self) { value } }),
+        guard let target = running,
               target.takeAudio(samples, position: position, sampleRate: outputRate, outputEnd: end)
         else { return counts.withLock { $0.audioSamplesDiscarded += samples.count } }
     }
 
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {
-        guard let target = current.withLock({ value in SanitizerSync.held(by: self) { value } }), target.isSession(session) else {
+        guard let target = running, target.isSession(session) else {
             counts.withLock { $0.serviceEventsDiscarded += 1 }
             return
         }
