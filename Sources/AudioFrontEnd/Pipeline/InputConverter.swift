@@ -57,8 +57,7 @@ final class InputConverter {
                 target[f] = Int16(sum / channelCount)
             }
         }
-        guard let resampler else { return frames }
-        return resampler.process(UnsafeBufferPointer(rebasing: mono[0..<frames]), into: output).produced
+        return resampler?.process(UnsafeBufferPointer(rebasing: mono[0..<frames]), into: output).produced ?? frames
     }
 
     /// Ends the stream: writes what the resampler still owes into `output`. Returns the count.
