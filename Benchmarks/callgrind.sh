@@ -4,15 +4,18 @@
 # wall time does not. Only the measured frames on the pushing thread are counted (--toggle-collect on
 # afe_bench_measured); the drain thread, set-up and warm-up are not.
 #
-# usage: Benchmarks/callgrind.sh [--seconds S] [--json FILE] [--check MAX_RATIO] [--keep DIR]
+# usage: Benchmarks/callgrind.sh [--seconds S] [--json FILE] [--check MAX_RATIO] [--keep DIR] [--cache]
 #   --seconds S     audio per run after 1 s of warm-up (default 12)
 #   --json FILE     also write {"ours","c","ratio","frames"} there (afe-bench --instructions reads it)
 #   --check R       exit 1 when the ratio exceeds R or our measured frames allocate on the push thread
 #   --keep DIR      keep the callgrind output files in DIR (for callgrind_annotate)
 #   --automatic     also count our pipeline with automatic alignment (the delay estimator), for information
+#   --cache         also simulate the caches (--cache-sim=yes: I1 and D1 32 KiB 8-way) and print the misses per
+#                   10 ms frame, C / ours, in total and by library, and our functions with the most I1 misses
+#                   (Benchmarks/callgrind-cache.py); `--seconds 6 --cache` is the 600-frame run of the README
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=12 json="" check="" keep="" automatic=""
+seconds=12 json="" check="" keep="" automatic="" cache=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -20,6 +23,7 @@ while [ $# -gt 0 ]; do
     --check) check="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --automatic) automatic=1; shift ;;
+    --cache) cache=(--cache-sim=yes); shift ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -40,7 +44,7 @@ count() { # pipeline → instructions per measured frame, frames
   # --fair-sched=yes: valgrind runs one thread at a time; its default lock lets the pushing thread take it back
   # at once, which can starve the front end's drain thread (afe-bench now also waits for it, and checks that
   # every frame was processed inside the measured pushes).
-  log=$(valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$file" --collect-atstart=no \
+  log=$(valgrind --tool=callgrind --fair-sched=yes ${cache[@]+"${cache[@]}"} --callgrind-out-file="$file" --collect-atstart=no \
           --toggle-collect=afe_bench_measured "$bin" instructions --pipeline "$1" --seconds "$((seconds + 1))" 2>/dev/null)
   local frames allocations total
   frames=$(sed -n 's/^measured_frames //p' <<<"$log")
@@ -78,3 +82,4 @@ if check and (ratio > float(check) or allocations != 0):
     print(f"FAIL: ratio {ratio:.3f} (limit {check}), {allocations} allocations (limit 0)")
     sys.exit(1)
 PY
+[ ${#cache[@]} -eq 0 ] || python3 Benchmarks/callgrind-cache.py "$out/callgrind.c.out" "$out/callgrind.ours.out" "$frames"

@@ -84,8 +84,12 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
     /// The delay passed with every capture frame, clamped to 0...500 ms when set. Real-time safe to set
     /// between frames. Starts at the configuration's value.
     public var streamDelayMilliseconds: Int {
-        didSet { streamDelayMilliseconds = min(max(streamDelayMilliseconds, 0), 500) }
+        get { delay }
+        set { delay = min(max(newValue, 0), 500) }
     }
+    /// ``streamDelayMilliseconds``' storage: private, so the compiler sees every access and drops the runtime
+    /// exclusivity check a public stored property costs on each frame's get and set.
+    private var delay: Int
 
     private let processor: WebRTCAudioProcessor
     /// Whether the instance also suppresses noise (``init(configuration:hostedNoise:hostedVoice:)``).
@@ -141,7 +145,7 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         hostsNoiseSuppression = hostedNoise != nil
         self.configuration = configuration
         frameLength = processor.frameLength
-        streamDelayMilliseconds = configuration.streamDelayMilliseconds
+        delay = configuration.streamDelayMilliseconds
     }
 
     /// Feeds `reference` as the render stream, then cancels its echo in `capture` into `output` (which may be
@@ -156,7 +160,7 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         copyCapture(capture, to: output, count: frameLength)
         let render = processor.processRender(reference)
         guard render == 0 else { return StageStatus(code: render) }
-        let status = processor.processCapture(output, streamDelayMilliseconds: streamDelayMilliseconds)
+        let status = processor.processCapture(output, streamDelayMilliseconds: delay)
         if raisedFramesLeft > 0, reference.contains(where: { $0 != 0 }) {
             raisedFramesLeft -= 1
             if raisedFramesLeft == 0 { _ = processor.setSuppressionLevel(configuration.suppressionLevel.rawValue) }

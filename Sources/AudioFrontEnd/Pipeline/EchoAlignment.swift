@@ -6,6 +6,8 @@
 /// Once the delay estimator reports clock drift, the shift also slews continuously at that rate, by fractions of
 /// a sample (``FractionalDelay``): the echo path the canceller sees then stays put instead of moving by a
 /// sample every 0.6 s (100 ppm at 16 kHz) and jumping back every few seconds.
+/// Plain numbers only (the interpolator is the caller's, passed to ``read(_:at:into:interpolator:)``), so the
+/// processing chain reads it each frame without copying a reference (a retain and release per frame).
 /// Real-time safe after creation; processing thread.
 struct EchoAlignment {
     let sampleRate: Int
@@ -17,16 +19,19 @@ struct EchoAlignment {
     /// Largest drift taken as real, ppm (beyond it the fit is taken as wrong and the shift does not slew).
     let maximumDriftPartsPerMillion = 1000.0
     /// Current shift of the reference, samples (fractional while following drift).
-    private(set) var shift: Double
+    private(set) var shift: Double { didSet { deriveFromShift() } }
     private let fixed: Bool
-    private let interpolator: FractionalDelay
+    /// Derived from ``shift`` when it changes, not on every frame (each took a libm call per frame): the shift
+    /// rounded to whole samples, whether the fractional reader runs, and the residual delay without an estimate.
+    private(set) var shiftSamples = 0
+    private var interpolates = false
+    private var residualWithoutEstimate = 0
 
     init(sampleRate: Int, alignment: FrontEndConfiguration.Alignment, marginMilliseconds: Double = 10,
          hysteresisMilliseconds: Double = 4) {
         self.sampleRate = sampleRate
         self.marginMilliseconds = marginMilliseconds
         self.hysteresisMilliseconds = hysteresisMilliseconds
-        interpolator = FractionalDelay(frameLength: sampleRate / 100)
         switch alignment {
         case .automatic:
             fixed = false
@@ -35,10 +40,15 @@ struct EchoAlignment {
             fixed = true
             shift = max(0, ((Double(milliseconds) - marginMilliseconds) * Double(sampleRate) / 1000).rounded())
         }
+        deriveFromShift()
     }
 
-    /// The shift rounded to whole samples.
-    var shiftSamples: Int { Int(shift.rounded()) }
+    private mutating func deriveFromShift() {
+        shiftSamples = Int(shift.rounded())
+        interpolates = shift - shift.rounded(.down) > 1e-9 && shift >= Double(FractionalDelay.halfTaps)
+        residualWithoutEstimate = residual(total: fixed ? shiftMilliseconds + marginMilliseconds : shiftMilliseconds)
+    }
+
     var shiftMilliseconds: Double { shift * 1000 / Double(sampleRate) }
 
     /// Takes a new estimate of the total delay (ms) and the drift (ppm, nil while unknown), once per frame of
@@ -55,17 +65,20 @@ struct EchoAlignment {
     }
 
     /// Reads the reference for the mic frame at `position` into `destination`: the accounting read of the
-    /// whole-sample shift, then, when the shift has a fraction, the interpolated one over it. Processing thread.
-    func read(_ references: ReferenceHistory, at position: Int, into destination: UnsafeMutableBufferPointer<Int16>) {
+    /// whole-sample shift, then, when the shift has a fraction, the interpolated one over it (`interpolator`,
+    /// made for frames of `destination`'s length). Processing thread.
+    func read(_ references: ReferenceHistory, at position: Int, into destination: UnsafeMutableBufferPointer<Int16>,
+              interpolator: FractionalDelay) {
         references.read(from: position - shiftSamples, into: destination)
-        let fraction = shift - shift.rounded(.down)
-        guard fraction > 1e-9, shift >= Double(FractionalDelay.halfTaps) else { return }
+        guard interpolates else { return }
         interpolator.read(references, position: position, delay: shift, into: destination)
     }
 
     /// The delay the canceller still has to bridge, ms, given the total estimate (or the margin without one).
     func residualMilliseconds(estimate: Double?) -> Int {
-        let total = estimate ?? (fixed ? shiftMilliseconds + marginMilliseconds : shiftMilliseconds)
-        return max(0, Int((total - shiftMilliseconds).rounded()))
+        guard let estimate else { return residualWithoutEstimate }
+        return residual(total: estimate)
     }
+
+    private func residual(total: Double) -> Int { max(0, Int((total - shiftMilliseconds).rounded())) }
 }

@@ -44,21 +44,25 @@ final class InputConverter {
         let frames = min(input.count / channelCount, maximumFrames)
         guard frames > 0 else { return 0 }
         inputCount += frames
+        if channelCount == 1 {
+            // Mono goes to the resampler as it is (copying it into `mono` first cost a copy per 10 ms).
+            let samples = UnsafeBufferPointer(rebasing: input[0..<frames])
+            if let produced = resampler?.process(samples, into: output).produced { return produced }
+            _ = UnsafeMutableBufferPointer(rebasing: output[0..<frames]).update(fromContentsOf: samples)
+            return frames
+        }
         let target = resampler == nil ? output : mono
-        switch (channelCount, selection) {
-        case (1, _):
-            _ = UnsafeMutableBufferPointer(rebasing: target[0..<frames]).update(fromContentsOf: input[0..<frames])
-        case (_, .channel(let index)):
+        switch selection {
+        case .channel(let index):
             for f in 0..<frames { target[f] = input[f * channelCount + index] }
-        case (_, .downmix):
+        case .downmix:
             for f in 0..<frames {
                 var sum = 0
                 for c in 0..<channelCount { sum += Int(input[f * channelCount + c]) }
                 target[f] = Int16(sum / channelCount)
             }
         }
-        guard let resampler else { return frames }
-        return resampler.process(UnsafeBufferPointer(rebasing: mono[0..<frames]), into: output).produced
+        return resampler?.process(UnsafeBufferPointer(rebasing: mono[0..<frames]), into: output).produced ?? frames
     }
 
     /// Ends the stream: writes what the resampler still owes into `output`. Returns the count.

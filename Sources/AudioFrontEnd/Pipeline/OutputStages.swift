@@ -10,7 +10,9 @@ final class OutputStages {
     /// The detector when it is the energy one and the onset follows its noise deviation.
     private let fluctuationDetector: EnergyVoiceActivityDetector?
     private let fluctuatingNoiseOnset: FrontEndConfiguration.FluctuatingNoiseOnset?
-    private var segmenter: SpeechSegmenter?
+    /// Never fed without voice detection (it stays idle). Not optional: an optional of this struct took an
+    /// out-of-line enum-tag call on each of the frame's accesses.
+    private var segmenter: SpeechSegmenter
     /// The segmenter's onset without and with the far end playing (``FrontEndConfiguration/EchoGate``).
     private let onset: SpeechSegmenter.Onset
     private let playbackOnset: SpeechSegmenter.Onset
@@ -77,7 +79,7 @@ final class OutputStages {
             detector = nil
             fluctuationDetector = nil
             fluctuatingNoiseOnset = nil
-            segmenter = nil
+            segmenter = try SpeechSegmenter(SpeechSegmenter.Configuration())
             onset = SpeechSegmenter.Onset(frames: 1)
             playbackOnset = onset
         }
@@ -129,7 +131,7 @@ final class OutputStages {
     }
 
     /// Whether a speech segment is open (false without voice detection). Real-time safe.
-    var isInSpeechSegment: Bool { segmenter?.isInSegment ?? false }
+    var isInSpeechSegment: Bool { segmenter.isInSegment }
 
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
@@ -142,14 +144,14 @@ final class OutputStages {
                  duringPlayback: Bool = false, strongEvidence: Bool = false,
                  detectorFrame: UnsafeBufferPointer<Int16>? = nil) -> Bool {
         var detected = false
-        if let detector, segmenter != nil {
-            let frameLength = detector.frameLength
+        // Optional chaining on the stored detector: binding it to a local retained and released it every frame.
+        if detector != nil {
             if position < processingDelaySamples {
                 // The stages' start-up, not mic audio: its zeros would teach the detector a silent noise floor.
-                handle(segmenter!.process(isSpeech: false, detectorSpeech: false, onset: onset))
-            } else if frame.count == frameLength, detector.process(detectorFrame ?? frame).isOK {
-                detected = detector.isSpeech
-                handle(segmenter!.process(isSpeech: detector.isSpeech && speechAllowed, detectorSpeech: detector.isSpeech,
+                handle(segmenter.process(isSpeech: false, detectorSpeech: false, onset: onset))
+            } else if frame.count == detector?.frameLength, detector?.process(detectorFrame ?? frame).isOK == true {
+                detected = detector?.isSpeech == true
+                handle(segmenter.process(isSpeech: detected && speechAllowed, detectorSpeech: detected,
                                           onset: duringPlayback ? playbackOnset : quietOnset(),
                                           strongEvidence: duringPlayback && strongEvidence))
             }
@@ -170,7 +172,7 @@ final class OutputStages {
     /// Ends the stream: delivers exactly `totalOutput` samples in all, closes the speech segment and the
     /// Opus stream.
     func finish(totalOutput: Int) {
-        if segmenter != nil { handle(segmenter!.finish()) }
+        handle(segmenter.finish())
         if let resampler {
             let n = resampler.flush(into: resampled)
             emit(UnsafeBufferPointer(rebasing: resampled[0..<min(n, max(0, totalOutput - outputCount))]))

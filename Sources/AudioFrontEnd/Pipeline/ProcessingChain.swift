@@ -11,6 +11,10 @@ import Synchronization
 ///
 /// Created on the control thread (allocates, may throw); ``process(frame:)`` runs on the processing thread only
 /// and is real-time safe.
+///
+/// The per-frame state mutated in place (the `@exclusivity(unchecked)` properties) is touched by the processing
+/// thread only, one frame at a time: without the attribute each frame paid a runtime exclusivity check
+/// (`swift_beginAccess`, a thread-local lookup) for every mutating call on them that reaches C code.
 final class ProcessingChain {
     let sampleRate: Int
     let frameLength: Int
@@ -28,7 +32,9 @@ final class ProcessingChain {
     /// A silent reference for ``host`` while the cancellers pause.
     private let silence: UnsafeMutableBufferPointer<Int16>
     private let estimator: DelayEstimator?
-    private var alignment: EchoAlignment
+    @exclusivity(unchecked) private var alignment: EchoAlignment
+    /// Reads the reference at ``alignment``'s fractional shift (while it follows drift).
+    private let interpolator: FractionalDelay
     private let references: ReferenceHistory
     private let events: EventChannel
     let output: OutputStages
@@ -53,23 +59,24 @@ final class ProcessingChain {
     private let delayedReference: UnsafeMutableBufferPointer<Int16>
     /// Per frame, by frame number modulo the count (a frame's output comes out of the stages up to
     /// ``delaySamples`` later): whether the canceller ran with the far end playing, and the echo it predicted
-    /// (``EchoCanceller/echoEstimateDecibels``, else the mic level), dBFS.
-    private let recentFrames: UnsafeMutableBufferPointer<(playing: Bool, echo: Float)>
+    /// (``EchoCanceller/echoEstimateDecibels``, else the mic level), dBFS, and that echo as a power (`pow(10,
+    /// echo / 10)`, computed once per frame, only when ``delaySamples`` is not whole frames and two frames mix).
+    private let recentFrames: UnsafeMutableBufferPointer<(playing: Bool, echo: Float, power: Double)>
     /// Mic samples processed that are owed output (the zero padding of the last frame excluded).
     private var validInput = 0
     /// Samples passed to the output stages.
     private var emitted = 0
-    private var speechGate: EchoSpeechGate
+    @exclusivity(unchecked) private var speechGate: EchoSpeechGate
     /// The residual-echo suppressor after the cancellers (nil: off, or no canceller with an echo estimate).
-    private var lateEcho: LateEchoSuppressor?
+    @exclusivity(unchecked) private var lateEcho: LateEchoSuppressor?
     private let suppressed: UnsafeMutableBufferPointer<Int16>
     /// The mic delivered while the reference is silent (nil: off, see ``FrontEndConfiguration/nearEndTransparency``),
     /// the delayed mic it mixes in, and the largest delay for the unaligned reference before there is an estimate.
-    private var transparency: NearEndTransparency?
+    @exclusivity(unchecked) private var transparency: NearEndTransparency?
     private let transparentMic: UnsafeMutableBufferPointer<Int16>
     private let maximumDelayFrames: Int
     /// The barge-in decision (nil when off or without voice detection).
-    private var bargeIn: BargeInDetector?
+    @exclusivity(unchecked) private var bargeIn: BargeInDetector?
     /// Its per-band excess (nil unless ``FrontEndConfiguration/BargeIn/bandWeight`` > 0).
     private let bargeInBands: BargeInBands?
     /// How many frames the delay estimator lags the newest mic frame.
@@ -79,7 +86,7 @@ final class ProcessingChain {
     /// aligned reference since: the cancellers wait (see ``process(frame:validCount:isPlaying:)``).
     private var awaitingSound = false
     private(set) var framesProcessed = 0
-    private var telemetry: EchoTelemetryMeter
+    @exclusivity(unchecked) private var telemetry: EchoTelemetryMeter
     private var lastDrops = DropCounts()
 
     init(configuration: FrontEndConfiguration, references: ReferenceHistory, events: EventChannel) throws {
@@ -108,6 +115,7 @@ final class ProcessingChain {
             maximumDelayFrames = 0
         }
         alignment = EchoAlignment(sampleRate: rate, alignment: configuration.alignment)
+        interpolator = FractionalDelay(frameLength: frameLength)
         tailFrames = configuration.echoTailAfterPlaybackMilliseconds / 10
         // Not with WebRTC NS / VAD hosted in the canceller: the mic would skip the host's delay and its noise
         // suppression (with a separate suppressor, NS still runs on the transparent mic).
@@ -141,7 +149,7 @@ final class ProcessingChain {
         delayedMic = .zeroed(capacity: frameLength)
         delayedReference = .zeroed(capacity: frameLength)
         recentFrames = .allocate(capacity: 16)
-        recentFrames.initialize(repeating: (false, -160))
+        recentFrames.initialize(repeating: (false, -160, pow(10, -16)))
         reference = .zeroed(capacity: frameLength)
         unshifted = .zeroed(capacity: frameLength)
         processed = .zeroed(capacity: frameLength)
@@ -188,7 +196,7 @@ final class ProcessingChain {
         // A reference behind the reads is late (and re-anchored when it stays so) only once the estimator, which
         // sees it up to its lag behind, has had its say: its estimate may move the reads back over it.
         references.lateTolerance = estimator != nil && estimator?.delayMilliseconds == nil ? Self.estimatorLagFrames * frameLength : 0
-        alignment.read(references, at: position, into: reference)
+        alignment.read(references, at: position, into: reference, interpolator: interpolator)
         if let estimator {
             // The estimator looks 20 ms into the past: an app that pushes the reference in step with the mic (or
             // through a resampler, which holds back a few samples) has not yet delivered the newest reference of
@@ -228,7 +236,7 @@ final class ProcessingChain {
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
         telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
-        deliver(mic: mic, inputLevel: inputLevel, cancelling: echo != nil && framesSincePlayback <= tailFrames)
+        deliver(mic: mic, levels: (inputLevel, outputLevel), cancelling: echo != nil && framesSincePlayback <= tailFrames)
         framesProcessed += 1
         if framesProcessed % 25 == 0 {
             events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
@@ -245,7 +253,9 @@ final class ProcessingChain {
         // The delayed mic always goes through the paused path (its history must be current when it is used),
         // and the cancellers overwrite it while they run.
         pausedPath.process(mic, into: processed)
-        if framesSincePlayback <= tailFrames, let echo {
+        // The stages are called through optional chaining on the stored properties: binding one to a local
+        // (`if let echo`) retained and released it on every frame.
+        if framesSincePlayback <= tailFrames, echo != nil {
             var share: (start: Float, end: Float) = (0, 0)
             if transparency != nil {
                 let lag = estimator?.delayMilliseconds.map { Int($0 / 10) + 1 } ?? maximumDelayFrames
@@ -254,33 +264,34 @@ final class ProcessingChain {
             }
             defer { NearEndTransparency.mix(mic: UnsafeBufferPointer(transparentMic), into: processed, share: share) }
             let residual = alignment.residualMilliseconds(estimate: estimator?.delayMilliseconds)
-            echo.streamDelayMilliseconds = residual
-            _ = echo.process(capture: mic, reference: UnsafeBufferPointer(reference), output: processed)
+            echo?.streamDelayMilliseconds = residual
+            _ = echo?.process(capture: mic, reference: UnsafeBufferPointer(reference), output: processed)
             if let link = pathChangeLink, link.speex.divergenceResets != speexResetsSeen {
                 speexResetsSeen = link.speex.divergenceResets
                 link.aec2.echoPathChanged()
             }
-            if let secondEcho {
-                secondEcho.streamDelayMilliseconds = residual
-                _ = secondEcho.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),
-                                       output: processed)
-            }
-        } else if let host {
-            _ = host.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(silence),
-                             output: processed)
+            secondEcho?.streamDelayMilliseconds = residual
+            _ = secondEcho?.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),
+                                    output: processed)
+        } else {
+            _ = host?.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(silence),
+                              output: processed)
         }
-        if let noise { _ = noise.process(processed) }
+        _ = noise?.process(processed)
     }
 
     /// Passes the frame the stages just produced (up to what is owed: the zero padding of the last frame is not)
     /// to the output stages, with the speech gate's verdict from the levels of the input it belongs to,
     /// ``delaySamples`` back: the mic and the aligned reference delayed exactly, whether the far end played in
     /// the frames that span covers, and the first canceller's echo estimate (a level per frame, so the two
-    /// frames the span covers are mixed by power in proportion).
-    private func deliver(mic: UnsafeBufferPointer<Int16>, inputLevel: Float, cancelling: Bool) {
+    /// frames the span covers are mixed by power in proportion). `levels`: of the mic frame and of the whole
+    /// ``processed`` frame, dBFS.
+    private func deliver(mic: UnsafeBufferPointer<Int16>, levels: (input: Float, output: Float), cancelling: Bool) {
         let frameIndex = framesProcessed
         let mask = recentFrames.count - 1
-        recentFrames[frameIndex & mask] = (cancelling, cancelling ? echo?.echoEstimateDecibels ?? inputLevel : inputLevel)
+        let whole = delaySamples / frameLength, older = delaySamples % frameLength
+        let echoNow = cancelling ? echo?.echoEstimateDecibels ?? levels.input : levels.input
+        recentFrames[frameIndex & mask] = (cancelling, echoNow, older > 0 ? pow(10, Double(echoNow) / 10) : 0)
         gateMic.process(mic, into: delayedMic)
         gateReference.process(UnsafeBufferPointer(reference), into: delayedReference)
         let n = min(frameLength, validInput - emitted)
@@ -288,15 +299,13 @@ final class ProcessingChain {
         let frame = UnsafeBufferPointer(rebasing: processed[0..<n])
         // The span starts `older` samples before the end of frame `frameIndex - whole - 1`, then runs into
         // frame `frameIndex - whole`.
-        let whole = delaySamples / frameLength, older = delaySamples % frameLength
         let newer = recentFrames[(frameIndex - whole) & mask]
         let old = older > 0 ? recentFrames[(frameIndex - whole - 1) & mask] : newer
         let played = newer.playing || old.playing
         let weight = Float(older) / Float(frameLength)
-        let echoLevel = older > 0 ? LevelMeter.decibels(meanSquare: Double(weight) * pow(10, Double(old.echo) / 10)
-                                                                    + Double(1 - weight) * pow(10, Double(newer.echo) / 10))
+        let echoLevel = older > 0 ? LevelMeter.decibels(meanSquare: Double(weight) * old.power + Double(1 - weight) * newer.power)
                                   : newer.echo
-        let outputLevel = LevelMeter.rmsDecibels(frame)
+        let outputLevel = n == frameLength ? levels.output : LevelMeter.rmsDecibels(frame)
         let referenceLevel = played ? LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedReference)) : -160
         let micLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(delayedMic))
         // The tail test keeps late reverberation from starting a segment; inside one the other tests decide (on
@@ -305,22 +314,30 @@ final class ProcessingChain {
         let segmentAllowed = allowed && (speechGate.isAboveTail || output.isInSpeechSegment)
         // The late-echo suppressor acts on the delivered audio only: the VAD, the gate and the barge-in decision
         // judge the cancellers' output (its pumping noise floor would read as speech onsets to the detector).
-        var delivered = frame
-        if lateEcho != nil {
-            let copy = UnsafeMutableBufferPointer(rebasing: suppressed[0..<n])
-            _ = copy.update(fromContentsOf: frame)
-            lateEcho!.process(copy, echoEstimate: played ? echoLevel : LevelMeter.floorDecibels, active: played,
-                              nearEndPossible: allowed)
-            delivered = UnsafeBufferPointer(copy)
-        }
+        let delivered = lateEcho == nil ? frame
+            : suppressLateEcho(frame, echoEstimate: played ? echoLevel : LevelMeter.floorDecibels, active: played,
+                               nearEndPossible: allowed)
         let speech = output.process(delivered, position: emitted, speechAllowed: segmentAllowed,
                                     duringPlayback: speechGate.isPlaybackActive,
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
-        let bargeInAllowed = bargeIn.map { speechGate.allowsBargeIn(convergedDecibels: $0.settings.convergedDecibels) } ?? allowed
-        decideBargeIn(speech: speech && bargeInAllowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
+        if let bargeIn {
+            let bargeInAllowed = speechGate.allowsBargeIn(convergedDecibels: bargeIn.settings.convergedDecibels)
+            decideBargeIn(speech: speech && bargeInAllowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
+        }
         emitted += n
+    }
+
+    /// A copy of `frame` through the late-echo suppressor (``lateEcho``, not nil). Out of line: most chains run
+    /// without it, and the per-frame path stays shorter.
+    @inline(never)
+    private func suppressLateEcho(_ frame: UnsafeBufferPointer<Int16>, echoEstimate: Float, active: Bool,
+                                  nearEndPossible: Bool) -> UnsafeBufferPointer<Int16> {
+        let copy = UnsafeMutableBufferPointer(rebasing: suppressed[0..<frame.count])
+        _ = copy.update(fromContentsOf: frame)
+        lateEcho!.process(copy, echoEstimate: echoEstimate, active: active, nearEndPossible: nearEndPossible)
+        return UnsafeBufferPointer(copy)
     }
 
     /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
