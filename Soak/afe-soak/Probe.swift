@@ -50,8 +50,9 @@ struct GrowthSeries {
     mutating func record(_ value: Int, afterFirstMinute: Bool) {
         samples += 1
         if first == nil { first = value }
+        guard afterFirstMinute else { return } // the first minute's values (warm-up) are not growth
+        if baseline == nil { baseline = value }
         peak = max(peak, value)
-        if afterFirstMinute, baseline == nil { baseline = value }
     }
 
     /// Largest value after the baseline minus the baseline (0 before the first minute ended).
