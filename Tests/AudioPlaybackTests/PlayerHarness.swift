@@ -8,10 +8,13 @@ final class RecordingReference: EchoReferenceSink, @unchecked Sendable {
     let storage: UnsafeMutableBufferPointer<Int16>
     var count = 0
     var playingChanges: [Bool] = []
+    /// The reference samples pushed before each of ``playingChanges`` (where in the stream it was said).
+    var playingPositions: [Int] = []
 
     init(capacity: Int) {
         storage = .allocate(capacity: capacity)
         playingChanges.reserveCapacity(64)
+        playingPositions.reserveCapacity(64)
     }
     deinit { storage.deallocate() }
 
@@ -22,7 +25,11 @@ final class RecordingReference: EchoReferenceSink, @unchecked Sendable {
         return PushResult(status: n == samples.count ? .ok : .bufferFull, accepted: n)
     }
 
-    func setPlaying(_ isPlaying: Bool) { if playingChanges.count < 64 { playingChanges.append(isPlaying) } }
+    func setPlaying(_ isPlaying: Bool) {
+        guard playingChanges.count < 64 else { return }
+        playingChanges.append(isPlaying)
+        playingPositions.append(count)
+    }
 
     var samples: [Int16] { Array(storage[0..<count]) }
 }

@@ -53,7 +53,8 @@ extension SynthesisPlayer {
                     renderPosition = 0
                     renderRearmCountdown = -1
                     currentUtterance.store(mark.utterance, ordering: .relaxed)
-                    reportPlaying(true)
+                    // Not playing yet: play_start goes with the utterance's first sample (below), not with its
+                    // begin, which may come many buffers before the server's first audio.
                 }
                 continue
             }
@@ -64,6 +65,7 @@ extension SynthesisPlayer {
             if renderActive && !renderStarted {
                 renderStarted = true
                 emit(.started, renderUtterance, 0)
+                reportPlaying(true) // before this buffer's reference push: play_start with the first sample
             }
             renderPosition += n
             filled += n
@@ -75,7 +77,7 @@ extension SynthesisPlayer {
         applyVolume(into: out, frames: frames)
         pushReference(out) // idle silence too: see render(into:)
         positionSamples.store(renderPosition, ordering: .releasing)
-        reportPlaying(renderActive)
+        reportPlaying(renderActive && renderStarted)
         countRearm(frames: frames)
     }
 
