@@ -57,7 +57,17 @@ public final class FrontEnd: @unchecked Sendable {
     /// Creates a front end: validates the configuration, creates every stage and ring, starts nothing.
     /// Control thread; allocates.
     /// - Throws: ``AudioFrontEndError`` naming the problem (e.g. 8000 Hz with echo cancellation on).
-    public init(configuration: FrontEndConfiguration = FrontEndConfiguration()) throws {
+    public convenience init(configuration: FrontEndConfiguration = FrontEndConfiguration()) throws {
+        try self.init(configuration: configuration, host: nil)
+    }
+
+    /// Creates a front end whose events are drained by `host`'s thread instead of a drain thread of its own
+    /// (``FrontEndDrainHost``; nil: its own, as ``init(configuration:)``). Hosted, the ``delegate`` runs on the
+    /// host's thread; ``finish()`` and ``waitUntilDrained()`` return at once there (elsewhere they wait for the
+    /// host's rounds); ``finish()`` from the host's thread with full rings would wait for itself, so a hosted
+    /// front end is ended with ``cancel()`` there. Control thread; allocates.
+    /// - Throws: ``AudioFrontEndError`` naming the problem.
+    package init(configuration: FrontEndConfiguration, host: FrontEndDrainHost?) throws {
         try configuration.validate()
         self.configuration = configuration
         let rate = configuration.processingRate
@@ -69,7 +79,7 @@ public final class FrontEnd: @unchecked Sendable {
         eventChannel = EventChannel(frames: 200, outputSamplesPerFrame: OutputStages.maximumOutputPerFrame(configuration),
                                     bytesPerFrame: configuration.encoding == nil ? 0 : 2 * (Opus.maximumPacketBytes + 512),
                                     typicalBytesPerFrame: OutputStages.typicalBytesPerFrame(configuration),
-                                    dropsAppEvents: configuration.whenEventsBehind == .dropAppEvents)
+                                    dropsAppEvents: configuration.whenEventsBehind == .dropAppEvents, host: host)
         micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
         referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
