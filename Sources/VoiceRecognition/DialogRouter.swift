@@ -107,6 +107,12 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
         else { return counts.withLock { $0.audioSamplesDiscarded += samples.count } }
     }
 
+    /// The front end's latest audio was dropped up to `end` (no later chunk shows the gap yet). Drain thread.
+    func frontEnd(_ frontEnd: FrontEnd, didDropAudioUpTo end: Int) {
+        let previousEnd = outputEnd.exchange(end, ordering: .acquiringAndReleasing)
+        if end > previousEnd { takeGap(from: previousEnd, to: end) }
+    }
+
     /// Output samples `from..<to` whose audio events the front end dropped (its event rings were full:
     /// ``AudioFrontEnd/FrontEndConfiguration/EventsBehind/dropAppEvents``): the running dialog counts its part
     /// as taken (outside a dialog they count only in the front end's ``AudioFrontEnd/FrontEnd/appEventsDropped``). Drain thread.

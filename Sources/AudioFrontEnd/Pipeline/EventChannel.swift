@@ -38,6 +38,10 @@ final class EventChannel: @unchecked Sendable {
     /// App-only events dropped so far (``FrontEnd/appEventsDropped``). Written by the producer only (a relaxed
     /// load and store, no read-modify-write); read from any thread.
     let appEventsDropped = Atomic<Int>(0)
+    /// The end (output position) of the last audio chunk a frame dropped instead of writing; the drain reports
+    /// it once it has read every record written before (``EventDrain``): a dropped tail has no later chunk to
+    /// show its gap. Written by the producer (a release store); read by the consumer.
+    let droppedAudioEnd = Atomic<Int>(0)
     /// ``DropCounts/eventOverruns`` of the last drop report written. Producer only.
     var reportedOverruns = 0
 

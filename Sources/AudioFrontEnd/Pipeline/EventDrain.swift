@@ -29,6 +29,8 @@ final class EventDrain: @unchecked Sendable {
     /// Signalled once the thread has delivered its last event ; ``waitUntilFinished()`` waits on it.
     private let finishedSignal = DispatchSemaphore(value: 0)
     private var lastDrops = DropCounts()
+    /// The end of the audio delivered or reported dropped so far (output position). Drain thread only.
+    private var audioEnd = 0
     /// Where the drain reads an audio record for ``FrontEndRawAudioDelegate`` (drain thread only; grows only
     /// for a record larger than any before, i.e. during warm-up).
     private var scratch = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
@@ -105,6 +107,7 @@ final class EventDrain: @unchecked Sendable {
             endHosted()
             return true
         }
+        reportDroppedAudio(owner: owner)
         if stopRequested.load(ordering: .acquiring) {
             _ = deliverQueued(owner: owner)
             endHosted()
@@ -160,6 +163,7 @@ final class EventDrain: @unchecked Sendable {
             channel.wait(milliseconds: 1000)
             guard let owner = owner() else { break }
             if deliverQueued(owner: owner) { break }
+            reportDroppedAudio(owner: owner)
             if stopRequested.load(ordering: .acquiring) {
                 _ = deliverQueued(owner: owner)
                 break
@@ -187,6 +191,7 @@ final class EventDrain: @unchecked Sendable {
             let (delegate, raw, continuation) = sinks.withLock {
                 ($0.delegate, $0.stream == nil ? $0.rawAudio : nil, $0.continuation)
             }
+            if record.kind == .audio { audioEnd = record.position + record.payloadCount }
             if record.kind == .audio, let raw { // no [Int16]: the samples from the drain's own buffer
                 raw.frontEnd(owner, didProduceAudio: readAudio(record), position: record.position)
                 continue
@@ -198,6 +203,17 @@ final class EventDrain: @unchecked Sendable {
             if case .finished = event { return true }
         }
         return false
+    }
+
+    /// Tells the raw-audio delegate where the audio the processing thread dropped ends
+    /// (``FrontEndRawAudioDelegate/frontEnd(_:didDropAudioUpTo:)``) once every record written before that drop
+    /// was read: the end is loaded first, then the ring found empty, so no chunk before it is still queued.
+    /// Drain thread.
+    private func reportDroppedAudio(owner: FrontEnd) {
+        let end = channel.droppedAudioEnd.load(ordering: .acquiring)
+        guard end > audioEnd, channel.records.count == 0 else { return }
+        audioEnd = end
+        sinks.withLock { $0.rawAudio }?.frontEnd(owner, didDropAudioUpTo: end)
     }
 
     /// An audio record's samples, read into ``scratch`` (valid until the next read). Drain thread.

@@ -12,7 +12,8 @@ import Synchronization
 /// - another thread pushes the reference (``pushReference(bytes:)`` / ``pushReference(samples:)``) at the same time;
 /// - a third thread controls (``start()``, ``setPlaying(_:)``, ``finish()``, ``cancel()``);
 /// - the front end's drain thread delivers events to the ``delegate`` and to ``events``, never the audio threads,
-///   and processes the frames left behind (above).
+///   and processes the frames left behind (above); a front end made with a ``FrontEndDrainHost`` (package) has
+///   no drain thread: the host's thread does that in its rounds.
 /// Pushes are real-time safe: no allocation, no lock, no blocking, no throwing; they return a ``PushResult``.
 /// (The WebRTC stages lock their own uncontended mutex inside webrtc-audio-processing 0.3: 3 times per frame for
 /// AEC2, once each for WebRTC NS and VAD; every other stage takes none. `FrontEndLockTests` counts them.)
@@ -207,7 +208,8 @@ public protocol FrontEndAudioSink: AnyObject, Sendable {
 
 /// Receives a ``FrontEnd``'s events.
 ///
-/// Called on the front end's drain thread, one event at a time, in order, never on a push thread and never
+/// Called on the front end's drain thread (or its ``FrontEndDrainHost``'s thread), one event at a time, in
+/// order, never on a push thread and never
 /// while the front end holds a lock: a callback may call back into the front end.
 public protocol FrontEndDelegate: AnyObject, Sendable {
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent)
@@ -221,4 +223,13 @@ package protocol FrontEndRawAudioDelegate: FrontEndDelegate {
     /// One chunk of processed audio at the output rate: `samples` are valid during the call only; `position` is
     /// the first one's index from the stream's start. Drain thread; the buffer is the drain's, no allocation.
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int)
+    /// The processed audio up to output position `end` whose events were dropped
+    /// (``FrontEndConfiguration/EventsBehind/dropAppEvents``) and that no later chunk shows as a gap yet (e.g.
+    /// the stream's latest frames, dropped while the drain was behind): called once the drain has read every
+    /// record written before. Drain thread.
+    func frontEnd(_ frontEnd: FrontEnd, didDropAudioUpTo end: Int)
+}
+
+extension FrontEndRawAudioDelegate {
+    package func frontEnd(_ frontEnd: FrontEnd, didDropAudioUpTo end: Int) {}
 }
