@@ -19,9 +19,11 @@ final class CallbackStallTests: NuiServerTestCase {
         }
         XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url())), .SUCCESS)
         XCTAssertEqual(harness.setParams(NuiHarness.recognitionParameters()), .SUCCESS)
+        let drainThreads = Self.threads(named: "AudioFrontEnd.drain") // other tests' front ends may still be going
         XCTAssertEqual(harness.start(), .SUCCESS)
         let engine = try XCTUnwrap(nui.lock.withLock { nui.engine })
         XCTAssertTrue(engine.frontEnd.hasHostedDrain, "no drain thread: the callback thread drains the front end")
+        XCTAssertEqual(Self.threads(named: "AudioFrontEnd.drain"), drainThreads, "the dialog's front end started no drain thread")
         let audio = TestAudio.pcm(bursts: [(0.5, 2.0), (3.0, 4.5)], seconds: 6)
         let started = Date()
         harness.push(audio, speed: 2) // asserts that every push returned SUCCESS
@@ -49,5 +51,15 @@ final class CallbackStallTests: NuiServerTestCase {
                        "every chunk delivered or counted")
         XCTAssertLessThan(try XCTUnwrap(summary.timeToComplete), .milliseconds(900),
                           "the completion does not wait for audio events that will not come")
+    }
+
+    /// Threads of this process whose name (Linux: its first 15 bytes) starts as `name`'s; -1 without /proc.
+    static func threads(named name: String) -> Int {
+        let prefix = String(name.prefix(15))
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return -1 }
+        return tasks.filter { task in
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .whitespacesAndNewlines) == prefix
+        }.count
     }
 }
