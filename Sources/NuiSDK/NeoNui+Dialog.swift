@@ -68,7 +68,7 @@ extension NeoNui {
             guard let self, let running else { return }
             self.handle(event, of: running)
         }
-        core.setOutputTap(DialogTap(nui: self, running: running)) // AEC data, RMS and VAD from the drain thread
+        core.setOutputTap(DialogTap(nui: self, running: running, outputRate: configuration.sampleRate)) // AEC data, RMS and VAD from the drain thread
         lock.withLock {
             dialog = running
             lastDialog = running
@@ -106,7 +106,7 @@ extension NeoNui {
             if wanted == kept.configuration { return kept }
         }
         closeEngine()
-        let fresh = try RecognitionEngine(configuration: configuration)
+        let fresh = try RecognitionEngine(configuration: configuration, drainHost: callbacks.drainHost)
         fresh.setBargeInHandler { [weak self] decision in self?.bargeInHandler.withLock { $0 }?(decision) }
         let idle = DialogAudio(engine: fresh, echoCancellation: echoCancellation)
         lock.withLock {

@@ -204,6 +204,23 @@ final class AudioForwarder: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechS
         return take(.audio(chunk), opusStart: 0, outputEnd: outputEnd)
     }
 
+    /// Counts output samples `from..<to` the front end dropped instead of reporting (a gap in the audio
+    /// positions, ``AudioFrontEnd/FrontEndConfiguration/EventsBehind/dropAppEvents``) as taken, clipped to the
+    /// dialog as ``takeAudio(_:position:sampleRate:outputEnd:)`` clips a chunk: the completion does not wait for
+    /// audio events that will not come, and the summary's totals stay exact; the tap is told. Drain thread.
+    func takeGap(from start: Int, to end: Int, outputEnd: Int) {
+        withWindow { window in
+            guard var current = window else { return }
+            let limit = current.stopped && format == .pcm ? rt.sentEnd : Int.max
+            let from = max(start, current.start), to = min(end, current.stop ?? .max, limit)
+            guard from < to else { return }
+            current.taken += to - from
+            if !current.stopped, format == .pcm, let stop = current.stop, outputEnd >= stop { endAudio(&current) }
+            window = current
+            tap?.dialogAudioDropped(samples: to - from)
+        }
+    }
+
     /// Hands a dialog's event to the tap when there is one (its VAD also to the event thread, for the summary's
     /// segments), else to the event thread. Under `window`'s lock.
     private func report(_ event: FrontEndEvent) {

@@ -24,4 +24,12 @@ package protocol DialogOutputTap: AnyObject, Sendable {
     /// ``RecognitionEvent/speechStarted(milliseconds:)`` or ``RecognitionEvent/speechEnded(milliseconds:)``,
     /// milliseconds from the dialog's start. Drain thread.
     func dialogSpeech(_ event: RecognitionEvent)
+    /// `samples` of the dialog's processed audio (and their frames' levels) the front end dropped instead of
+    /// reporting (``AudioFrontEnd/FrontEndConfiguration/EventsBehind/dropAppEvents``: its consumer was behind),
+    /// at their place in the stream; the samples went to the service. Drain thread.
+    func dialogAudioDropped(samples: Int)
+}
+
+extension DialogOutputTap {
+    package func dialogAudioDropped(samples: Int) {}
 }

@@ -43,11 +43,22 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
 
     /// Creates the front end and starts it: pushes are taken from now on. No connection yet. Control thread.
     /// - Throws: ``RecognitionError`` naming the first bad value.
-    public init(configuration: RecognitionConfiguration) throws {
+    public convenience init(configuration: RecognitionConfiguration) throws {
+        try self.init(configuration: configuration, drainHost: nil)
+    }
+
+    /// An engine whose front end is drained by `drainHost`'s thread (``AudioFrontEnd/FrontEndDrainHost``: NeoNui's
+    /// callback thread) with ``AudioFrontEnd/FrontEndConfiguration/EventsBehind/dropAppEvents``: a host slow in
+    /// its callbacks costs the app's audio and level events (counted), never the service's audio nor a push.
+    /// ``close()`` then does not wait for the drain (the host ends it in its next round). nil: as
+    /// ``init(configuration:)``. Control thread.
+    /// - Throws: ``RecognitionError`` naming the first bad value.
+    package init(configuration: RecognitionConfiguration, drainHost: FrontEndDrainHost?) throws {
         self.configuration = configuration
-        let frontEndConfiguration = try configuration.resolvedFrontEnd() // packets only: each dialog's client muxes
+        var frontEndConfiguration = try configuration.resolvedFrontEnd() // packets only: each dialog's client muxes
+        if drainHost != nil { frontEndConfiguration.whenEventsBehind = .dropAppEvents }
         do {
-            frontEnd = try FrontEnd(configuration: frontEndConfiguration)
+            frontEnd = try FrontEnd(configuration: frontEndConfiguration, host: drainHost)
         } catch let error as AudioFrontEndError {
             throw RecognitionError.frontEnd(error)
         }
@@ -63,12 +74,13 @@ public final class RecognitionEngine: @unchecked Sendable { // immutable referen
 
     /// Ends the front end and closes the connection for good. A running dialog should end first (its
     /// connection goes away under it). Returns once the front end's drain thread has ended (at once when called
-    /// from one of its callbacks), so the front end goes with the engine's last reference. Control thread;
-    /// idempotent.
+    /// from one of its callbacks), so the front end goes with the engine's last reference; with a drain host, at
+    /// once (the host delivers what was queued and ends the drain in its next round: waiting here, under a
+    /// caller's lock that a callback on the host may take, could deadlock). Control thread; idempotent.
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         frontEnd.cancel()
-        frontEnd.waitUntilDrained()
+        if !frontEnd.hasHostedDrain { frontEnd.waitUntilDrained() }
         link.withLock { $0 }?.session.close()
         link.withLock { $0 = nil }
     }

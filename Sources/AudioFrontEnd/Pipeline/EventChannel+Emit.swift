@@ -4,7 +4,10 @@
 extension EventChannel {
     func emitAudio(_ audio: UnsafeBufferPointer<Int16>, position: Int) {
         guard !audio.isEmpty else { return }
-        guard appEventsFit else { return dropAppEvent() }
+        guard appEventsFit else {
+            droppedAudioEnd.store(position + audio.count, ordering: .releasing)
+            return dropAppEvent()
+        }
         let written = samples.write(audio)
         records.write(RawEvent(.audio, position: position, payloadCount: written))
     }

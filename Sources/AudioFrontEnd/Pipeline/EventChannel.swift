@@ -15,6 +15,9 @@ final class EventChannel: @unchecked Sendable {
     let samples: SPSCRing<Int16>
     let bytes: SPSCRing<UInt8>
     private let semaphore = DispatchSemaphore(value: 0)
+    /// The thread that drains these rings when it is not the front end's own (``FrontEndDrainHost``): signalled
+    /// instead of ``semaphore``.
+    let host: FrontEndDrainHost?
     /// Room one frame's events need at most.
     let recordsPerFrame = 16
     /// Records of an average frame: level and audio every frame, a packet (and a page) every other, telemetry
@@ -35,6 +38,10 @@ final class EventChannel: @unchecked Sendable {
     /// App-only events dropped so far (``FrontEnd/appEventsDropped``). Written by the producer only (a relaxed
     /// load and store, no read-modify-write); read from any thread.
     let appEventsDropped = Atomic<Int>(0)
+    /// The end (output position) of the last audio chunk a frame dropped instead of writing; the drain reports
+    /// it once it has read every record written before (``EventDrain``): a dropped tail has no later chunk to
+    /// show its gap. Written by the producer (a release store); read by the consumer.
+    let droppedAudioEnd = Atomic<Int>(0)
     /// ``DropCounts/eventOverruns`` of the last drop report written. Producer only.
     var reportedOverruns = 0
 
@@ -48,7 +55,10 @@ final class EventChannel: @unchecked Sendable {
     ///   - bytesPerFrame: the most encoded bytes one frame yields (packet plus page headers); 0 without encoding.
     ///   - typicalBytesPerFrame: the encoded bytes of an average frame (from the bitrate, with headroom).
     ///   - dropsAppEvents: ``FrontEndConfiguration/EventsBehind/dropAppEvents`` (else lossless backpressure).
-    init(frames: Int, outputSamplesPerFrame: Int, bytesPerFrame: Int, typicalBytesPerFrame: Int, dropsAppEvents: Bool = false) {
+    ///   - host: the thread that drains the rings instead of the front end's own drain thread.
+    init(frames: Int, outputSamplesPerFrame: Int, bytesPerFrame: Int, typicalBytesPerFrame: Int, dropsAppEvents: Bool = false,
+         host: FrontEndDrainHost? = nil) {
+        self.host = host
         samplesPerFrame = outputSamplesPerFrame
         reserve = dropsAppEvents ? Self.keptReserve : 0
         self.bytesPerFrame = bytesPerFrame
@@ -103,8 +113,10 @@ final class EventChannel: @unchecked Sendable {
         return held
     }
 
-    /// Wakes the drain thread. Producer; real-time safe.
-    func signal() { semaphore.signal() }
+    /// Wakes the drain thread (or the host's). Producer; real-time safe.
+    func signal() {
+        if let host { host.signal() } else { semaphore.signal() }
+    }
 
     /// Waits until signalled or `milliseconds` pass (monotonic clock). Drain thread only.
     func wait(milliseconds: Int) { _ = semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) }

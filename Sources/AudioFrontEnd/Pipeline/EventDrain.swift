@@ -29,11 +29,18 @@ final class EventDrain: @unchecked Sendable {
     /// Signalled once the thread has delivered its last event ; ``waitUntilFinished()`` waits on it.
     private let finishedSignal = DispatchSemaphore(value: 0)
     private var lastDrops = DropCounts()
+    /// The end of the audio delivered or reported dropped so far (output position). Drain thread only.
+    private var audioEnd = 0
     /// Where the drain reads an audio record for ``FrontEndRawAudioDelegate`` (drain thread only; grows only
     /// for a record larger than any before, i.e. during warm-up).
     private var scratch = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
     /// Events the async sequence dropped because its reader was ``FrontEndEvents/bufferLimit`` behind.
     let sequenceDrops = Atomic<Int>(0)
+
+    /// The host whose thread runs this drain's rounds (``FrontEndDrainHost``); nil: the drain's own thread.
+    private var host: FrontEndDrainHost? { channel.host }
+    /// Set once a hosted drain has delivered its end (host thread writes; any thread reads).
+    private let hostedEnded = Atomic<Bool>(false)
 
     init(events: EventChannel) { channel = events }
 
@@ -69,6 +76,7 @@ final class EventDrain: @unchecked Sendable {
 
     func start(owner: FrontEnd) {
         started.store(true, ordering: .releasing)
+        if let host { return host.attach(owner, drain: self) } // no thread: the host's runs the rounds
         let thread = JoinableThread(name: "AudioFrontEnd.drain") { [weak owner, self] in
             self.drainThread.store(currentThreadKey(), ordering: .releasing)
             self.run { owner }
@@ -82,9 +90,45 @@ final class EventDrain: @unchecked Sendable {
     }
 
     /// Whether the caller is the drain thread (a delegate callback).
-    var isDrainThread: Bool { drainThread.load(ordering: .acquiring) == currentThreadKey() }
+    var isDrainThread: Bool {
+        if let host { return host.isHostThread }
+        return drainThread.load(ordering: .acquiring) == currentThreadKey()
+    }
 
-    /// Blocks until the finished event has been delivered (returns at once on the drain thread itself).
+    /// Whether the drain is hosted (``FrontEndDrainHost``). Any thread.
+    var isHosted: Bool { host != nil }
+
+    /// One round of a hosted drain, as one pass of the own thread's loop: delivers the queued records, ends
+    /// after the finished event or a stop, else processes the mic frames a push left behind. Returns true once
+    /// the drain has ended (the host detaches it). Host thread only.
+    func hostedRound(owner: FrontEnd) -> Bool {
+        if hostedEnded.load(ordering: .relaxed) { return true }
+        if deliverQueued(owner: owner) {
+            endHosted()
+            return true
+        }
+        reportDroppedAudio(owner: owner)
+        if stopRequested.load(ordering: .acquiring) {
+            _ = deliverQueued(owner: owner)
+            endHosted()
+            return true
+        }
+        owner.processMicLeftBehind()
+        return false
+    }
+
+    /// Ends a hosted drain: the sequence ends and ``waitUntilFinished()`` returns. Host thread.
+    func endHosted() {
+        guard !hostedEnded.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        endSequence()
+        markDone()
+    }
+
+    /// Whether a hosted drain has ended. Any thread.
+    var hostedDone: Bool { hostedEnded.load(ordering: .acquiring) }
+
+    /// Blocks until the finished event has been delivered (returns at once on the drain thread itself, or on
+    /// the host's thread for a hosted drain: a round there cannot wait for the next).
     func waitUntilFinished() {
         guard !isDrainThread, started.load(ordering: .acquiring) else { return }
         finishedSignal.wait()
@@ -119,6 +163,7 @@ final class EventDrain: @unchecked Sendable {
             channel.wait(milliseconds: 1000)
             guard let owner = owner() else { break }
             if deliverQueued(owner: owner) { break }
+            reportDroppedAudio(owner: owner)
             if stopRequested.load(ordering: .acquiring) {
                 _ = deliverQueued(owner: owner)
                 break
@@ -141,20 +186,34 @@ final class EventDrain: @unchecked Sendable {
     /// Delivers every queued record; returns true after delivering the finished event.
     private func deliverQueued(owner: FrontEnd) -> Bool {
         while let record = channel.records.read() {
-            let (delegate, raw, continuation, bargeIn) = sinks.withLock {
-                ($0.delegate, $0.stream == nil ? $0.rawAudio : nil, $0.continuation, $0.bargeInHandler)
+            // The barge-in handler is read only for its decisions: a closure returned through the generic
+            // `withLock` is reabstracted, an allocation per record (on NeoNui's callback thread, which drains now).
+            let (delegate, raw, continuation) = sinks.withLock {
+                ($0.delegate, $0.stream == nil ? $0.rawAudio : nil, $0.continuation)
             }
+            if record.kind == .audio { audioEnd = record.position + record.payloadCount }
             if record.kind == .audio, let raw { // no [Int16]: the samples from the drain's own buffer
                 raw.frontEnd(owner, didProduceAudio: readAudio(record), position: record.position)
                 continue
             }
             let event = makeEvent(record, owner: owner)
-            if case .bargeIn(let decision) = event { bargeIn?(decision) }
+            if case .bargeIn(let decision) = event { sinks.withLock { $0.bargeInHandler }?(decision) }
             delegate?.frontEnd(owner, didProduce: event)
             if case .dropped = continuation?.yield(event) { sequenceDrops.add(1, ordering: .relaxed) }
             if case .finished = event { return true }
         }
         return false
+    }
+
+    /// Tells the raw-audio delegate where the audio the processing thread dropped ends
+    /// (``FrontEndRawAudioDelegate/frontEnd(_:didDropAudioUpTo:)``) once every record written before that drop
+    /// was read: the end is loaded first, then the ring found empty, so no chunk before it is still queued.
+    /// Drain thread.
+    private func reportDroppedAudio(owner: FrontEnd) {
+        let end = channel.droppedAudioEnd.load(ordering: .acquiring)
+        guard end > audioEnd, channel.records.count == 0 else { return }
+        audioEnd = end
+        sinks.withLock { $0.rawAudio }?.frontEnd(owner, didDropAudioUpTo: end)
     }
 
     /// An audio record's samples, read into ``scratch`` (valid until the next read). Drain thread.

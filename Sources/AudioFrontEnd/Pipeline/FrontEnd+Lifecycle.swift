@@ -63,6 +63,9 @@ extension FrontEnd {
     /// Control thread.
     package func waitUntilDrained() { drain.waitUntilFinished() }
 
+    /// Whether a ``FrontEndDrainHost`` drains this front end (no drain thread of its own). Any thread.
+    package var hasHostedDrain: Bool { drain.isHosted }
+
     /// Waits until the next frame may be processed (``EventChannel/beginFrame()``: with
     /// ``FrontEndConfiguration/EventsBehind/dropAppEvents`` only for the kept events' room).
     private func waitForRoom() {

@@ -12,7 +12,8 @@ import Synchronization
 /// - another thread pushes the reference (``pushReference(bytes:)`` / ``pushReference(samples:)``) at the same time;
 /// - a third thread controls (``start()``, ``setPlaying(_:)``, ``finish()``, ``cancel()``);
 /// - the front end's drain thread delivers events to the ``delegate`` and to ``events``, never the audio threads,
-///   and processes the frames left behind (above).
+///   and processes the frames left behind (above); a front end made with a ``FrontEndDrainHost`` (package) has
+///   no drain thread: the host's thread does that in its rounds.
 /// Pushes are real-time safe: no allocation, no lock, no blocking, no throwing; they return a ``PushResult``.
 /// (The WebRTC stages lock their own uncontended mutex inside webrtc-audio-processing 0.3: 3 times per frame for
 /// AEC2, once each for WebRTC NS and VAD; every other stage takes none. `FrontEndLockTests` counts them.)
@@ -57,7 +58,17 @@ public final class FrontEnd: @unchecked Sendable {
     /// Creates a front end: validates the configuration, creates every stage and ring, starts nothing.
     /// Control thread; allocates.
     /// - Throws: ``AudioFrontEndError`` naming the problem (e.g. 8000 Hz with echo cancellation on).
-    public init(configuration: FrontEndConfiguration = FrontEndConfiguration()) throws {
+    public convenience init(configuration: FrontEndConfiguration = FrontEndConfiguration()) throws {
+        try self.init(configuration: configuration, host: nil)
+    }
+
+    /// Creates a front end whose events are drained by `host`'s thread instead of a drain thread of its own
+    /// (``FrontEndDrainHost``; nil: its own, as ``init(configuration:)``). Hosted, the ``delegate`` runs on the
+    /// host's thread; ``finish()`` and ``waitUntilDrained()`` return at once there (elsewhere they wait for the
+    /// host's rounds); ``finish()`` from the host's thread with full rings would wait for itself, so a hosted
+    /// front end is ended with ``cancel()`` there. Control thread; allocates.
+    /// - Throws: ``AudioFrontEndError`` naming the problem.
+    package init(configuration: FrontEndConfiguration, host: FrontEndDrainHost?) throws {
         try configuration.validate()
         self.configuration = configuration
         let rate = configuration.processingRate
@@ -69,7 +80,7 @@ public final class FrontEnd: @unchecked Sendable {
         eventChannel = EventChannel(frames: 200, outputSamplesPerFrame: OutputStages.maximumOutputPerFrame(configuration),
                                     bytesPerFrame: configuration.encoding == nil ? 0 : 2 * (Opus.maximumPacketBytes + 512),
                                     typicalBytesPerFrame: OutputStages.typicalBytesPerFrame(configuration),
-                                    dropsAppEvents: configuration.whenEventsBehind == .dropAppEvents)
+                                    dropsAppEvents: configuration.whenEventsBehind == .dropAppEvents, host: host)
         micConverter = try InputConverter(format: configuration.mic, outputRate: rate, name: "mic")
         referenceConverter = try InputConverter(format: configuration.reference, outputRate: rate, name: "reference")
         frame = FrameAccumulator(frameLength: frameLength, capacity: frameLength + micConverter.maximumOutput + 64)
@@ -197,7 +208,8 @@ public protocol FrontEndAudioSink: AnyObject, Sendable {
 
 /// Receives a ``FrontEnd``'s events.
 ///
-/// Called on the front end's drain thread, one event at a time, in order, never on a push thread and never
+/// Called on the front end's drain thread (or its ``FrontEndDrainHost``'s thread), one event at a time, in
+/// order, never on a push thread and never
 /// while the front end holds a lock: a callback may call back into the front end.
 public protocol FrontEndDelegate: AnyObject, Sendable {
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent)
@@ -211,4 +223,13 @@ package protocol FrontEndRawAudioDelegate: FrontEndDelegate {
     /// One chunk of processed audio at the output rate: `samples` are valid during the call only; `position` is
     /// the first one's index from the stream's start. Drain thread; the buffer is the drain's, no allocation.
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int)
+    /// The processed audio up to output position `end` whose events were dropped
+    /// (``FrontEndConfiguration/EventsBehind/dropAppEvents``) and that no later chunk shows as a gap yet (e.g.
+    /// the stream's latest frames, dropped while the drain was behind): called once the drain has read every
+    /// record written before. Drain thread.
+    func frontEnd(_ frontEnd: FrontEnd, didDropAudioUpTo end: Int)
+}
+
+extension FrontEndRawAudioDelegate {
+    package func frontEnd(_ frontEnd: FrontEnd, didDropAudioUpTo end: Int) {}
 }

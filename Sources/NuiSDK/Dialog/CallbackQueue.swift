@@ -1,4 +1,6 @@
+import AudioFrontEnd
 import Foundation
+import Synchronization
 
 /// The SDK's callback thread: one thread per owner (a `NeoNui` or `NeoNuiStreamInputTts` instance) that runs
 /// every callback one at a time, in the order they were posted, never on the caller's thread and never while the
@@ -13,7 +15,14 @@ import Foundation
 /// (audio states, a dialog's start, errors, completion: a few per dialog) are never refused. All kinds share one
 /// FIFO: one order for every callback.
 ///
-/// The thread starts with the first post and ends once the queue is released and what was posted has run.
+/// The thread is also the host of the front ends made with ``drainHost`` (``AudioFrontEnd/FrontEndDrainHost``:
+/// NeoNui's engine): it waits on the host's one semaphore, and before each callback runs a drain round of each
+/// such front end (their events, through the dialog's tap, become posts), so one thread per instance carries a
+/// chunk from the front end's event ring to the app. A callback may call back into the owner there too: a round
+/// never runs while a callback does, and no lock is held across either.
+///
+/// The thread starts with the first post (or the first use of ``drainHost``) and ends once the queue is released
+/// and what was posted has run.
 package final class CallbackQueue: @unchecked Sendable { // immutable; the state is in `lane`
     /// What a post may cost when the app's callbacks fall behind.
     package enum Kind: Sendable {
@@ -32,8 +41,18 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
     /// Most kept callbacks waiting at once: the bound every event queue of the stack has (a sentence every few
     /// seconds never reaches it; 16,384 results of ~300 bytes ≈ 5 MiB).
     package static let keptCapacity = 16_384
+    /// Chunk buffers the pool makes with the first chunk (≈ 31 KB at 16 kHz): the callback thread posts what a
+    /// drain round finds (several chunks when it was late), so a pool grown one buffer at a time kept growing,
+    /// an allocation on that thread now and then, well after the start.
+    static let initialSlots = 32
 
     private let lane = Lane()
+
+    /// The host whose front ends this queue's thread drains (see above). Starts the thread. Any thread.
+    package var drainHost: FrontEndDrainHost {
+        lane.startIfNeeded()
+        return lane.host
+    }
 
     package init() {}
 
@@ -109,8 +128,15 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
     }
 
     /// The queue and its thread. The thread holds the lane, never the ``CallbackQueue`` (whose release ends it).
-    private final class Lane: @unchecked Sendable { // everything under `condition`
-        private let condition = NSCondition()
+    /// It sleeps on the drain host's semaphore (a front end's event ring signals it without a lock); a post
+    /// signals it only when it sleeps.
+    private final class Lane: @unchecked Sendable { // everything under `lock`; `host` and `sleeping` are thread-safe
+        let host = FrontEndDrainHost()
+        private let lock = NSLock()
+        /// The thread is about to wait (or waits) on the host's semaphore: the next post signals it. Set under
+        /// the lock (so no post falls between the thread's last look and its wait); cleared by that post, or by
+        /// the thread once awake.
+        private let sleeping = Atomic<Bool>(false)
         private var entries: [Entry] = []
         private var head = 0
         private var droppable = 0
@@ -127,29 +153,33 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
         deinit { slots.forEach { $0.deallocate() } }
 
         func setOutputHandler(_ handler: @escaping @Sendable (Output) -> Void) {
-            condition.withLock { outputHandler = handler }
+            lock.withLock { outputHandler = handler }
         }
 
         func append(_ entry: Entry) -> Bool {
-            condition.lock()
-            defer { condition.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             return appendLocked(entry)
         }
 
         func appendSamples(_ samples: UnsafeBufferPointer<Int16>) -> Bool {
-            condition.lock()
-            defer { condition.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             guard droppable < CallbackQueue.droppableCapacity else { return false }
             let slot: Int
             if let free = freeSlots.popLast() {
                 slot = free
             } else { // warm-up: a new buffer (the bound on droppable entries bounds them too)
-                if slots.isEmpty {
+                if slots.isEmpty { // the first chunk: the arrays, and buffers for a backlog of `initialSlots`
                     slots.reserveCapacity(CallbackQueue.droppableCapacity)
                     freeSlots.reserveCapacity(CallbackQueue.droppableCapacity)
+                    for _ in 0..<CallbackQueue.initialSlots { slots.append(.allocate(capacity: max(samples.count, 480))) }
+                    freeSlots.append(contentsOf: (1..<CallbackQueue.initialSlots).reversed()) // popLast: 1 next
+                    slot = 0
+                } else {
+                    slots.append(.allocate(capacity: max(samples.count, 480)))
+                    slot = slots.count - 1
                 }
-                slots.append(.allocate(capacity: max(samples.count, 480)))
-                slot = slots.count - 1
             }
             if slots[slot].count < samples.count { // a chunk larger than any before
                 slots[slot].deallocate()
@@ -170,40 +200,62 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
             case .terminal: break
             }
             entries.append(entry)
-            if !started {
-                started = true
-                let thread = Thread { [self] in run() }
-                thread.name = "NeoNui.callbacks"
-                thread.start()
-            }
-            condition.signal()
+            startLocked()
+            wake()
             return true
         }
 
-        var waiting: (droppable: Int, kept: Int) { condition.withLock { (droppable, kept) } }
+        func startIfNeeded() { lock.withLock { startLocked() } }
+
+        private func startLocked() {
+            guard !started else { return }
+            started = true
+            let thread = Thread { [self] in run() }
+            thread.name = "NeoNui.callbacks"
+            thread.start()
+        }
+
+        /// Signals the thread if it sleeps. Under the lock.
+        private func wake() {
+            if sleeping.exchange(false, ordering: .acquiringAndReleasing) { host.signal() }
+        }
+
+        var waiting: (droppable: Int, kept: Int) { lock.withLock { (droppable, kept) } }
 
         func suspend(by change: Int) {
-            condition.withLock {
+            lock.withLock {
                 suspended += change
-                condition.signal()
+                wake()
             }
         }
 
         func close() {
-            condition.withLock {
+            lock.withLock {
                 closed = true
-                condition.signal()
+                host.signal()
             }
         }
 
-        var isCurrent: Bool { condition.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
+        var isCurrent: Bool { lock.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
 
+        /// The loop: take the next callback (if any and not held back), run a drain round of the host's front
+        /// ends (after taking it: what the round posts goes after it, in post order; and a front end cancelled
+        /// before the callback was posted has delivered its end before the callback runs), run the callback;
+        /// with nothing to run, sleep on the host's semaphore.
         private func run() {
-            condition.lock()
+            lock.lock()
             thread = pthread_self()
             while true {
-                while (head == entries.count || suspended > 0) && !(closed && head == entries.count) { condition.wait() }
-                if head == entries.count { break } // closed and empty
+                guard head < entries.count, suspended == 0 else {
+                    if closed && head == entries.count { break } // closed and empty
+                    sleeping.store(true, ordering: .releasing)
+                    lock.unlock()
+                    host.wait(milliseconds: 1000) // a safety net, not a poll: posts and the front ends signal
+                    sleeping.store(false, ordering: .releasing)
+                    host.runRounds()
+                    lock.lock()
+                    continue
+                }
                 let entry = entries[head]
                 head += 1
                 if head == entries.count || head >= 4096 { // compact: keep the array at about what waits
@@ -215,13 +267,14 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
                 if case .samples(let slot, let count) = entry.payload {
                     samples = UnsafeBufferPointer(rebasing: slots[slot][0..<count])
                 }
-                condition.unlock()
+                lock.unlock()
+                host.runRounds()
                 switch entry.payload {
                 case .body(let body): body()
                 case .samples: handler?(.samples(samples!))
                 case .level(let level): handler?(.level(level))
                 }
-                condition.lock()
+                lock.lock()
                 if case .samples(let slot, _) = entry.payload { freeSlots.append(slot) }
                 switch entry.kind {
                 case .droppable: droppable -= 1
@@ -230,7 +283,7 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
                 }
             }
             thread = nil
-            condition.unlock()
+            lock.unlock()
         }
     }
 }

@@ -9,12 +9,12 @@ final class DropCounters: Sendable {
     private let results = Atomic<Int>(0)
     private let logLines = Atomic<Int>(0)
 
-    func count(_ kind: Kind) {
+    func count(_ kind: Kind, _ number: Int = 1) {
         switch kind {
-        case .aecData: aecData.add(1, ordering: .relaxed)
-        case .rms: rms.add(1, ordering: .relaxed)
-        case .results: results.add(1, ordering: .relaxed)
-        case .logLines: logLines.add(1, ordering: .relaxed)
+        case .aecData: aecData.add(number, ordering: .relaxed)
+        case .rms: rms.add(number, ordering: .relaxed)
+        case .results: results.add(number, ordering: .relaxed)
+        case .logLines: logLines.add(number, ordering: .relaxed)
         }
     }
 

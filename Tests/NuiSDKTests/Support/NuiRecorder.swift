@@ -34,9 +34,18 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
     var onAudioState: ((NuiAudioState) -> Void)?
     var onLog: ((NuiSdkLogLevel, String) -> Void)?
     var onPull: (() -> Void)?
-    /// Called inside `onNuiAssistEventCallback` (EVENT_AEC_DATA) and `onNuiRmsChanged`.
-    var onAssist: (() -> Void)?
-    var onRms: (() -> Void)?
+    /// Called inside `onNuiAssistEventCallback` (EVENT_AEC_DATA) and `onNuiRmsChanged`. Under `condition`: a test
+    /// sets them while the callback thread runs (ThreadSanitizer saw `ReleaseTests` do so).
+    var onAssist: (() -> Void)? {
+        get { condition.withLock { assistHook } }
+        set { condition.withLock { assistHook = newValue } }
+    }
+    var onRms: (() -> Void)? {
+        get { condition.withLock { rmsHook } }
+        set { condition.withLock { rmsHook = newValue } }
+    }
+    private var assistHook: (() -> Void)?
+    private var rmsHook: (() -> Void)?
     /// Every callback but AEC data, RMS and logs, in the order they came: "STATE_OPEN", "EVENT_… dialog".
     private(set) var timelineEntries: [String] = []
     /// The threads callbacks ran on, pull mode's audio thread excepted.
