@@ -74,6 +74,12 @@ extension FrontEndConfiguration {
         /// on 14 more barge-in scenes from the tuning pools (`generate.py --extra-bargein 2`) 17 of 74 missed
         /// instead of 20 (10: the same). 15 keeps the gate's own test.
         public var convergedDecibels: Float
+        /// Echo-only frames the decision's echo path gain must have learned from (ms) before a frame may count
+        /// without the echo speech gate ever having converged (the gate's margins still apply, and the mic-excess
+        /// tests then guard against the canceller's leaks): with a quiet echo close to a noise floor the running
+        /// echo reduction never reaches the gate's 15 dB, and no interruption counted at all. 0 keeps waiting for
+        /// convergence (0...60000, multiple of 10).
+        public var unconvergedAfterMilliseconds: Int
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
@@ -96,7 +102,7 @@ extension FrontEndConfiguration {
                     micExcessDecibels: Float = 4, reverberationMilliseconds: Int = 1000, rearmMilliseconds: Int = 500,
                     evidenceDecibels: Float = 40, evidenceOffsetDecibels: Float = 3, evidenceMissDecibels: Float = 4,
                     evidenceMinimumMilliseconds: Int = 80, evidenceWarmUpMilliseconds: Int = 1500,
-                    bandWeight: Float = 0.5, convergedDecibels: Float = 0) {
+                    bandWeight: Float = 0.5, convergedDecibels: Float = 0, unconvergedAfterMilliseconds: Int = 0) {
             self.minimumSpeechMilliseconds = minimumSpeechMilliseconds
             self.maximumGapMilliseconds = maximumGapMilliseconds
             self.nearToResidualDecibels = nearToResidualDecibels
@@ -112,6 +118,7 @@ extension FrontEndConfiguration {
             self.evidenceWarmUpMilliseconds = evidenceWarmUpMilliseconds
             self.bandWeight = bandWeight
             self.convergedDecibels = convergedDecibels
+            self.unconvergedAfterMilliseconds = unconvergedAfterMilliseconds
         }
 
         /// Throws ``AudioFrontEndError`` (invalid configuration) naming the first setting out of range.
@@ -121,7 +128,8 @@ extension FrontEndConfiguration {
                                          (reverberationMilliseconds, 100...3000, "barge-in reverberationMilliseconds"),
                                          (rearmMilliseconds, 0...10000, "barge-in rearmMilliseconds"),
                                          (evidenceMinimumMilliseconds, 10...2000, "barge-in evidenceMinimumMilliseconds"),
-                                         (evidenceWarmUpMilliseconds, 0...60000, "barge-in evidenceWarmUpMilliseconds")] {
+                                         (evidenceWarmUpMilliseconds, 0...60000, "barge-in evidenceWarmUpMilliseconds"),
+                                         (unconvergedAfterMilliseconds, 0...60000, "barge-in unconvergedAfterMilliseconds")] {
                 try AudioFrontEndError.check(value, in: range, name)
                 try AudioFrontEndError.checkMultiple(value, of: 10, name)
             }
