@@ -28,13 +28,15 @@ final class BargeInUnconvergedTests: XCTestCase {
         return count
     }
 
-    func testWaitsForConvergenceByDefault() {
-        XCTAssertEqual(decisions(FrontEndConfiguration.BargeIn(), echoFrames: 300), 0)
+    func testZeroWaitsForConvergence() {
+        var settings = FrontEndConfiguration.BargeIn()
+        settings.unconvergedAfterMilliseconds = 0
+        XCTAssertEqual(decisions(settings, echoFrames: 300), 0)
     }
 
     func testCountsOnceThePathGainHasLearned() {
-        var settings = FrontEndConfiguration.BargeIn()
-        settings.unconvergedAfterMilliseconds = 1500
+        let settings = FrontEndConfiguration.BargeIn()
+        XCTAssertEqual(settings.unconvergedAfterMilliseconds, 1500)
         XCTAssertEqual(decisions(settings, echoFrames: 300), 1, "3 s of echo alone, then the talker")
         XCTAssertEqual(decisions(settings, echoFrames: 100), 0, "1 s of echo alone: the gain not yet learned")
     }
