@@ -232,6 +232,13 @@ def _spec(half, sid, kind, fixed, near_sentences, seed=None):
     return s
 
 
+def _extra(half, n, template):
+    """`n` extra renderings (ids ID_xK, seeds (half, ID, "extra", K)) of each entry of `template`."""
+    near_sentences = _near_sentences(half)
+    return [_spec(half, f"{sid}_x{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, "extra", k))
+            for k in range(1, n + 1) for sid, kind, fixed in template]
+
+
 # Template entries whose far end plays while the user talks (the barge-in scenes), for extra_bargein.
 BARGEIN_TEMPLATE = [t for t in TEMPLATE if t[1] == "doubletalk" or t[0] == "rate_16k"]
 
@@ -241,9 +248,7 @@ def extra_bargein(half, n):
     scene), ids ID_xK (K = 1..n): the same fixed settings and the half's own pools and sentences, every other
     value drawn from a new seed (half, ID, "extra", K) — more scenes with several interruptions each, beside the
     matrix and never in it. For barge-in tuning material from the tuning half (`generate.py --extra-bargein`)."""
-    near_sentences = _near_sentences(half)
-    return [_spec(half, f"{sid}_x{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, "extra", k))
-            for k in range(1, n + 1) for sid, kind, fixed in BARGEIN_TEMPLATE]
+    return _extra(half, n, BARGEIN_TEMPLATE)
 
 
 VAD_TEMPLATE = [t for t in TEMPLATE if t[1] == "vad_noise"]
@@ -254,10 +259,18 @@ def extra_vad(half, n):
     (K = 1..n): the same fixed settings and the half's own pools and sentences, every other value (talker,
     sentences, room, levels, noise realization) drawn from a new seed (half, ID, "extra", K). VAD tuning material
     from the tuning half (`generate.py --extra-vad`), beside the matrix and never in it."""
-    near_sentences = _near_sentences(half)
-    return [_spec(half, f"{sid}_x{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, "extra", k))
-            for k in range(1, n + 1) for sid, kind, fixed in VAD_TEMPLATE]
+    return _extra(half, n, VAD_TEMPLATE)
 
+
+ECHO_HARD_TEMPLATE = [t for t in TEMPLATE if t[1] == "echo_hard"]
+
+
+def extra_echo(half, n):
+    """`n` extra renderings of each hard far-end-only template entry (music, speech+music, soft clipping, the
+    small loudspeaker, RT60 0.9 s), ids ID_xK (K = 1..n): the same fixed settings and the half's own pools, every
+    other value (far-end voice, room, delay, levels) drawn from a new seed (half, ID, "extra", K). False barge-in
+    tuning material from the tuning half (`generate.py --extra-echo`), beside the matrix and never in it."""
+    return _extra(half, n, ECHO_HARD_TEMPLATE)
 
 def by_id(half, ids=None):
     specs = scenarios(half)

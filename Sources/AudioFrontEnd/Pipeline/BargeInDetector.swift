@@ -9,6 +9,10 @@ struct BargeInDetector {
     private let rearmFrames: Int
     private let evidenceMinimumFrames: Int
     private let evidenceWarmUpFrames: Int
+    private let unconvergedAfterFrames: Int
+    /// Whether a frame may count without the echo speech gate having converged
+    /// (``FrontEndConfiguration/BargeIn/unconvergedAfterMilliseconds``).
+    var waivesConvergence: Bool { unconvergedAfterFrames > 0 && gainFrames >= unconvergedAfterFrames }
     /// The sequential test: its running sum (dB·frames), the counted frames since it left 0, and its first frame.
     private var evidence: Float = 0
     private var evidenceFrames = 0
@@ -26,7 +30,7 @@ struct BargeInDetector {
     /// mic over echo-only frames: the echo the mic would hold without a talker.
     private var referenceEnvelope: Float = -160
     private var echoPathGain: Float = 0
-    private var gainFrames = 0
+    private(set) var gainFrames = 0
     /// The mic's excess over the predicted echo, summed over the run's counted frames (each at most 20 dB), dB.
     private var runExcess: Float = 0
 
@@ -42,6 +46,7 @@ struct BargeInDetector {
         rearmFrames = settings.rearmMilliseconds / 10
         evidenceMinimumFrames = settings.evidenceMinimumMilliseconds / 10
         evidenceWarmUpFrames = settings.evidenceWarmUpMilliseconds / 10
+        unconvergedAfterFrames = settings.unconvergedAfterMilliseconds / 10
         decayPerFrame = 600 / Float(settings.reverberationMilliseconds)
     }
 

@@ -96,9 +96,10 @@ struct EchoSpeechGate {
     /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision: allowed, or (once
     /// the gate has converged) past every other test with the running echo reduction at least
     /// `convergedDecibels` (``FrontEndConfiguration/BargeIn/convergedDecibels``; at or above
-    /// ``convergedDecibels`` this is ``isAllowed``). Real-time safe.
-    func allowsBargeIn(convergedDecibels floor: Float) -> Bool {
-        isAllowed || (passesMargins && hasConverged && echoReduction >= floor)
+    /// ``convergedDecibels`` this is ``isAllowed``). `waiveConvergence`: past every other test whether or not
+    /// the gate ever converged (``FrontEndConfiguration/BargeIn/unconvergedAfterMilliseconds``). Real-time safe.
+    func allowsBargeIn(convergedDecibels floor: Float, waiveConvergence: Bool = false) -> Bool {
+        isAllowed || (passesMargins && (hasConverged && echoReduction >= floor || waiveConvergence))
     }
 
     init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {

@@ -323,7 +323,8 @@ final class ProcessingChain {
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
         if let bargeIn {
-            let bargeInAllowed = speechGate.allowsBargeIn(convergedDecibels: bargeIn.settings.convergedDecibels)
+            let bargeInAllowed = speechGate.allowsBargeIn(convergedDecibels: bargeIn.settings.convergedDecibels,
+                                                          waiveConvergence: bargeIn.waivesConvergence)
             decideBargeIn(speech: speech && bargeInAllowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         }
         emitted += n

@@ -22,7 +22,8 @@ final class BargeInLaterInterruptionTests: XCTestCase {
         /// One frame of levels (dBFS); `voice`: the VAD hears speech. Returns whether a barge-in was decided.
         mutating func feed(reference: Float, mic: Float, echo: Float, output: Float, voice: Bool) -> Bool {
             _ = gate.allowsSpeech(reference: reference, mic: mic, echoEstimate: echo, output: output)
-            let allowed = gate.allowsBargeIn(convergedDecibels: detector.settings.convergedDecibels)
+            let allowed = gate.allowsBargeIn(convergedDecibels: detector.settings.convergedDecibels,
+                                             waiveConvergence: detector.waivesConvergence)
             defer { frame += 1 }
             return detector.process(frame: frame, playing: gate.isPlaybackActive, speech: voice && allowed,
                                     aboveResidualDecibels: output - gate.residualLevel,
@@ -71,6 +72,7 @@ final class BargeInLaterInterruptionTests: XCTestCase {
     func testTheGatesOwnConvergenceTestMissesIt() {
         var settings = FrontEndConfiguration.BargeIn()
         settings.convergedDecibels = 15 // the gate's own test, as before
+        settings.unconvergedAfterMilliseconds = 0 // (the waiver bypasses the running-reduction floor too)
         let (first, second) = interruptions(settings)
         XCTAssertEqual(first, 1)
         XCTAssertEqual(second, 0, "nothing counted once the reduction fell under 15 dB")
