@@ -38,7 +38,22 @@ package final class FrontEndDrainHost: @unchecked Sendable { // the semaphore is
     package func signal() { semaphore.signal() }
 
     /// Waits until signalled or `milliseconds` pass (monotonic clock). Host thread.
-    package func wait(milliseconds: Int) { _ = semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) }
+    package func wait(milliseconds: Int) {
+        if semaphore.wait(timeout: .now() + .milliseconds(milliseconds)) == .timedOut {
+            timedOutWaits.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Waits until signalled: with a front end attached at most `milliseconds` (a safety net, as the own drain
+    /// thread's), with none without a timeout, so an idle host (e.g. a TTS instance's callback thread) never
+    /// wakes on its own. No wake-up is lost: ``attach(_:drain:)`` signals after adding the front end. Host thread.
+    package func waitForWork(milliseconds: Int) {
+        if hasAttached { wait(milliseconds: milliseconds) } else { semaphore.wait() }
+    }
+
+    /// Waits that ended by their timeout rather than a signal (idle wake-ups). Any thread.
+    package var timedOutWaitCount: Int { timedOutWaits.load(ordering: .relaxed) }
+    private let timedOutWaits = Atomic<Int>(0)
 
     /// Whether the caller is the host's thread (the one that called ``runRounds()``). Any thread; real-time safe.
     package var isHostThread: Bool { hostThread.load(ordering: .acquiring) == currentThreadKey() }

@@ -250,7 +250,7 @@ package final class CallbackQueue: @unchecked Sendable { // immutable; the state
                     if closed && head == entries.count { break } // closed and empty
                     sleeping.store(true, ordering: .releasing)
                     lock.unlock()
-                    host.wait(milliseconds: 1000) // a safety net, not a poll: posts and the front ends signal
+                    host.waitForWork(milliseconds: 1000) // posts and the front ends signal; idle: no timeout
                     sleeping.store(false, ordering: .releasing)
                     host.runRounds()
                     lock.lock()
