@@ -81,8 +81,7 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
         var packetStart = 0
         switch event {
         case .audio(let chunk):
-            let previousEnd = outputEnd.exchange(chunk.position + chunk.samples.count, ordering: .acquiringAndReleasing)
-            if chunk.position > previousEnd { takeGap(from: previousEnd, to: chunk.position) }
+            advanceOutput(start: chunk.position, end: chunk.position + chunk.samples.count)
         case .opusPacket(let packet):
             packetStart = opusPosition
             opusPosition += packet.durationSamples48k
@@ -100,8 +99,7 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
     /// hands it to its ``DialogOutputTap`` without an allocation. Drain thread.
     func frontEnd(_ frontEnd: FrontEnd, didProduceAudio samples: UnsafeBufferPointer<Int16>, position: Int) {
         let end = position + samples.count
-        let previousEnd = outputEnd.exchange(end, ordering: .acquiringAndReleasing)
-        if position > previousEnd { takeGap(from: previousEnd, to: position) }
+        advanceOutput(start: position, end: end)
         guard let target = running,
               target.takeAudio(samples, position: position, sampleRate: outputRate, outputEnd: end)
         else { return counts.withLock { $0.audioSamplesDiscarded += samples.count } }
@@ -109,15 +107,17 @@ final class DialogRouter: FrontEndRawAudioDelegate, FrontEndAudioSink, SpeechStr
 
     /// The front end's latest audio was dropped up to `end` (no later chunk shows the gap yet). Drain thread.
     func frontEnd(_ frontEnd: FrontEnd, didDropAudioUpTo end: Int) {
-        let previousEnd = outputEnd.exchange(end, ordering: .acquiringAndReleasing)
-        if end > previousEnd { takeGap(from: previousEnd, to: end) }
+        advanceOutput(start: end, end: end)
     }
 
-    /// Output samples `from..<to` whose audio events the front end dropped (its event rings were full:
+    /// Moves the output's end to `end` for audio starting at `start`. Output samples between the previous end
+    /// and `start` are audio whose events the front end dropped (its event rings were full:
     /// ``AudioFrontEnd/FrontEndConfiguration/EventsBehind/dropAppEvents``): the running dialog counts its part
     /// as taken (outside a dialog they count only in the front end's ``AudioFrontEnd/FrontEnd/appEventsDropped``). Drain thread.
-    private func takeGap(from start: Int, to end: Int) {
-        if let target = running { target.takeGap(from: start, to: end, outputEnd: end) }
+    private func advanceOutput(start: Int, end: Int) {
+        let previousEnd = outputEnd.exchange(end, ordering: .acquiringAndReleasing)
+        guard start > previousEnd, let target = running else { return }
+        target.takeGap(from: previousEnd, to: start, outputEnd: start)
     }
 
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {

@@ -30,7 +30,7 @@ struct BargeInDetector {
     /// mic over echo-only frames: the echo the mic would hold without a talker.
     private var referenceEnvelope: Float = -160
     private var echoPathGain: Float = 0
-    private(set) var gainFrames = 0
+    private var gainFrames = 0
     /// The mic's excess over the predicted echo, summed over the run's counted frames (each at most 20 dB), dB.
     private var runExcess: Float = 0
 

@@ -103,14 +103,19 @@ final class EventDrain: @unchecked Sendable {
     /// the drain has ended (the host detaches it). Host thread only.
     func hostedRound(owner: FrontEnd) -> Bool {
         if hostedEnded.load(ordering: .relaxed) { return true }
-        if deliverQueued(owner: owner) {
-            endHosted()
-            return true
-        }
+        guard round(owner: owner) else { return false }
+        endHosted()
+        return true
+    }
+
+    /// One round, on the drain's own thread or the host's: delivers the queued records; returns true after the
+    /// finished event or a stop (what was queued delivered), else reports a dropped tail and processes the mic
+    /// frames a push left behind (room was made; it signals what it emits).
+    private func round(owner: FrontEnd) -> Bool {
+        if deliverQueued(owner: owner) { return true }
         reportDroppedAudio(owner: owner)
         if stopRequested.load(ordering: .acquiring) {
             _ = deliverQueued(owner: owner)
-            endHosted()
             return true
         }
         owner.processMicLeftBehind()
@@ -161,14 +166,7 @@ final class EventDrain: @unchecked Sendable {
         while true {
             // A safety net, not a poll: every write, the finish and the stop signal the channel.
             channel.wait(milliseconds: 1000)
-            guard let owner = owner() else { break }
-            if deliverQueued(owner: owner) { break }
-            reportDroppedAudio(owner: owner)
-            if stopRequested.load(ordering: .acquiring) {
-                _ = deliverQueued(owner: owner)
-                break
-            }
-            owner.processMicLeftBehind() // room was made: the frames a push left behind (it signals what it emits)
+            guard let owner = owner(), !round(owner: owner) else { break }
         }
         endSequence()
         markDone()
