@@ -21,7 +21,7 @@ def server_view(log_path, start, protocol):
             if number < start:
                 continue
             record = json.loads(line)
-            if record.get("kind") == "task-summary":
+            if record.get("kind") == "task-summary" and record.get("service") != "tts":
                 tasks.append(record)
             elif record.get("kind") == "send" and '"name":"SentenceEnd"' in record.get("text", "").replace(" ", ""):
                 nls_finals += 1

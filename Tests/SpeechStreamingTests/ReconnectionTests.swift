@@ -105,12 +105,10 @@ final class ReconnectionTests: XCTestCase {
                     XCTAssertTrue(floods.isEmpty, "\(label): \(floods)")
                     // DashScope logs the task's audio at task-finished: the new connection took at least
                     // audio / 2 to receive it (less one frame sent at once).
-                    // (The server writes the summary just after sending task-finished: wait for it a moment.)
-                    var summary: [String: Any]?
-                    for _ in 0..<100 where family == .dashScope && summary == nil {
-                        summary = server.log().last { $0["conn"] as? Int == second && $0["kind"] as? String == "task-summary" }
-                        if summary == nil { Thread.sleep(forTimeInterval: 0.02) }
-                    }
+                    // (The server logs the summary before it sends task-finished.)
+                    let summary = family == .dashScope
+                        ? server.log().last { $0["conn"] as? Int == second && $0["kind"] as? String == "task-summary" }
+                        : nil
                     if let summary,
                        let audio = summary["audio_ms"] as? Int, let finished = summary["t"] as? Double {
                         let seconds = finished - opened

@@ -164,10 +164,11 @@ class DashScopeSession(Session):
         if fault:
             self.log.write(self.number, "fault", name="slow-finish")
             await asyncio.sleep(fault["delay_ms"] / 1000.0)
-        await self.send_json({"header": {"task_id": task.request.task_id, "event": "task-finished",
-                                         "attributes": {}}, "payload": {"output": {}, "usage": None}})
+        # The summary is logged before task-finished goes out: a client that has seen task-finished finds it.
         self.log.write(self.number, "task-summary", task_id=task.request.task_id, bytes=task.pipeline.bytes_in,
                        frames=task.pipeline.frames_in, audio_ms=task.pipeline.audio_ms, sentences=task.sentences)
+        await self.send_json({"header": {"task_id": task.request.task_id, "event": "task-finished",
+                                         "attributes": {}}, "payload": {"output": {}, "usage": None}})
         task.pipeline.close()
         self.task = None
         self.generation += 1

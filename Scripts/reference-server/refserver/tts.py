@@ -208,13 +208,14 @@ class SynthesisSession(DashScopeSession):
             if self.synthesis is not task or self.closed:
                 return
             words = task.all_words if self.tts_settings.words_in == "task-finished" else []
+            # Logged before task-finished goes out: a client that has seen task-finished finds the summary.
+            self.log.write(self.number, "task-summary", task_id=task.request.task_id, service="tts",
+                           sentences=task.sentences, characters=task.characters, audio_bytes=task.audio_bytes,
+                           audio_ms=task.audio_samples * 1000 // task.request.sample_rate)
             await self.send_json({"header": {"task_id": task.request.task_id, "event": "task-finished",
                                              "attributes": {"request_uuid": str(uuid.uuid4())}},
                                   "payload": {"output": {"sentence": {"words": words}},
                                               "usage": {"characters": task.characters}}})
-            self.log.write(self.number, "task-summary", task_id=task.request.task_id, kind="tts",
-                           sentences=task.sentences, characters=task.characters, audio_bytes=task.audio_bytes,
-                           audio_ms=task.audio_samples * 1000 // task.request.sample_rate)
             self.end_synthesis(finished=True)
         except asyncio.CancelledError:
             pass
