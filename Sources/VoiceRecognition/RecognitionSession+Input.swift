@@ -43,12 +43,17 @@ extension RecognitionSession {
     /// resampled to the front end's mic rate when it differs, pushed in 10 ms buffers at `pacing`, then finished.
     /// Starts the session when it has not started.
     /// - Returns: the summary, after the final result.
-    /// - Throws: ``RecognitionError/invalidConfiguration(_:)`` when the file cannot be read (naming it), else
+    /// Samples beyond full scale (a float file's) are clipped.
+    /// - Throws: ``RecognitionError/invalidConfiguration(_:)`` when the file cannot be read or holds samples that
+    ///   are not numbers (naming it), else
     ///   as ``analyzeSequence(_:)-([Int16])``.
     public func analyzeFile(atPath path: String, pacing: InputPacing = .realTime) async throws -> RecognitionSummary {
         let samples: [Int16]
         do {
             let file = try AudioFile(contentsOf: path)
+            guard file.nonFiniteSamples == 0 else {
+                throw RecognitionError.invalidConfiguration("\(path) holds \(file.nonFiniteSamples) samples that are not numbers (NaN or infinite)")
+            }
             let rate = core.micFormat.sampleRate
             guard core.micFormat.channelCount == 1 else {
                 throw RecognitionError.invalidConfiguration("file input needs a mono mic format, not \(core.micFormat.channelCount) channels")

@@ -24,16 +24,26 @@ struct InputAudio {
     }
 
     /// Reads `path`; a file shorter than its header says is processed as it is, with one warning line on
-    /// standard error saying how much is missing.
+    /// standard error saying how much is missing; so is a float file holding samples that are not numbers (read
+    /// as silence) or beyond full scale (clipped).
     static func load(_ path: String) throws -> AudioFile {
         let file = try AudioFile(contentsOf: path)
         if file.missingFrames > 0 {
             let missing = Double(file.missingFrames) / Double(max(file.sampleRate, 1))
-            let line = "afe: warning: \(path) is truncated: its header announces \(file.missingFrames) more frames "
-                + String(format: "(%.3f s) than it holds; processing the %.3f s it holds\n", missing, file.durationSeconds)
-            FileHandle.standardError.write(Data(line.utf8))
+            warn("\(path) is truncated: its header announces \(file.missingFrames) more frames "
+                 + String(format: "(%.3f s) than it holds; processing the %.3f s it holds", missing, file.durationSeconds))
+        }
+        if file.nonFiniteSamples > 0 {
+            warn("\(path) holds \(file.nonFiniteSamples) samples that are not numbers (NaN or infinite); processing them as silence")
+        }
+        if file.samplesBeyondFullScale > 0 {
+            warn("\(path) holds \(file.samplesBeyondFullScale) samples beyond full scale (float magnitude above 1); clipping them")
         }
         return file
+    }
+
+    private static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("afe: warning: \(message)\n".utf8))
     }
 
     /// This input with the reference resampled to the mic's rate, for an API that takes both at one rate (NUI).

@@ -70,6 +70,26 @@ final class RecognitionSequencesTests: XCTestCase {
         XCTAssertEqual(summary.drops.eventsDropped, 0, "every sequence was read")
     }
 
+    /// A file holding samples that are not numbers is refused, naming the file and the count, before the session
+    /// starts (the file input has no channel for a warning, and a NaN would spread through the resampler).
+    func testAFileWithSamplesThatAreNotNumbersIsRefused() async throws {
+        let server = try ReferenceServer()
+        let session = try RecognitionSession(configuration: RecognitionConfiguration(service: Wire.dashScope.service(server)))
+        var samples = [Float](repeating: 0.1, count: 16000)
+        samples[100] = .nan
+        samples[200] = .infinity
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nan-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try AudioFile(samples: samples, sampleRate: 16000).writeWAV(to: path, encoding: .float32)
+        do {
+            _ = try await session.analyzeFile(atPath: path, pacing: .asFastAsAccepted)
+            XCTFail("a file with samples that are not numbers was accepted")
+        } catch RecognitionError.invalidConfiguration(let message) {
+            XCTAssertEqual(message, "\(path) holds 2 samples that are not numbers (NaN or infinite)")
+        }
+        session.cancel()
+    }
+
     func testFloatBuffersFromAnAsyncSequenceAndFinishReturnsTheSummary() async throws {
         let server = try ReferenceServer()
         let session = try RecognitionSession(configuration: RecognitionConfiguration(

@@ -97,6 +97,36 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(unknown.int16Samples == long, "read in chunks, sample for sample")
     }
 
+    /// A float WAV holding samples that are not numbers (NaN, ±infinity) and samples beyond full scale: the loader
+    /// reads the former as silence and counts both; `afe process` runs and says so in one warning line each.
+    func testFloatSamplesThatAreNotNumbersAreReadAsSilenceAndCounted() throws {
+        var samples = SampleConversion.float(from: try nearEnd(seconds: 1))
+        let notNumbers = [Float.nan, .infinity, -.infinity, .signalingNaN]
+        for index in 0..<100 { samples[1000 + 37 * index] = notNumbers[index % notNumbers.count] }
+        for index in 0..<40 { samples[9000 + 11 * index] = index.isMultiple(of: 2) ? 1.5 : -3 }
+        let path = work.path("float.wav")
+        try AudioFile(samples: samples, sampleRate: 16000).writeWAV(to: path, encoding: .float32)
+
+        let read = try AudioFile(contentsOf: path)
+        XCTAssertEqual(read.nonFiniteSamples, 100)
+        XCTAssertEqual(read.samplesBeyondFullScale, 40)
+        XCTAssertTrue(read.samples.allSatisfy(\.isFinite))
+        XCTAssertEqual(read.samples[1000], 0, "read as silence")
+        XCTAssertEqual(read.samples[9000], 1.5, "kept as read; clipped when converted")
+        XCTAssertEqual(try AudioFile(contentsOf: AfeCommand.vector("nearend_16k.wav")).nonFiniteSamples, 0)
+
+        let output = work.path("float-out.wav")
+        let result = try work.afeMeasured(["process", "--mic", path, "--output", output])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n"), [
+            "afe: warning: \(path) holds 100 samples that are not numbers (NaN or infinite); processing them as silence",
+            "afe: warning: \(path) holds 40 samples beyond full scale (float magnitude above 1); clipping them",
+        ])
+        let processed = try AudioFile(contentsOf: output)
+        XCTAssertEqual(processed.frameCount, 16000)
+        XCTAssertEqual(processed.nonFiniteSamples, 0)
+    }
+
     /// Two outputs naming one file (or an output naming an input), however spelled, are refused before any work:
     /// one `afe:` line naming both options, exit 1, nothing written (`--opus` used to replace the WAV silently).
     func testOutputsNamingTheSameFileAreRefused() throws {

@@ -23,6 +23,14 @@ public struct AudioFile: Sendable, Equatable {
     /// claims more than was written); 0 for a complete file. What the file holds is read all the same.
     public var missingFrames = 0
 
+    /// Samples of the file that were not numbers (NaN or infinite; only float files can hold them), read as 0 so
+    /// that nothing downstream (mixing, resampling, the DSP) sees them; 0 for a clean file.
+    public var nonFiniteSamples = 0
+
+    /// Samples of the file beyond full scale (a float file's magnitudes above 1), kept as read: converting them
+    /// to 16 bits clips them. 0 for integer formats.
+    public var samplesBeyondFullScale = 0
+
     /// Reads a whole file. The corresponding C functions are `sf_open` and `sf_readf_float`.
     ///
     /// The header's length is a claim, checked by reading: the first read goes into a buffer of the claimed size
@@ -30,7 +38,8 @@ public struct AudioFile: Sendable, Equatable {
     /// honest file costs its decoded size once; whatever follows is decoded in chunks of ``readChunkSamples`` and
     /// joined at the end, so the memory used is at most twice the decoded audio plus one chunk, whatever the header
     /// says (a 10 kB FLAC claiming 2^36 samples reads as the second it holds). A header that claims more than the
-    /// file holds sets ``missingFrames``.
+    /// file holds sets ``missingFrames``. Samples that are not numbers are read as 0 and counted
+    /// (``nonFiniteSamples``), and so are those beyond full scale (``samplesBeyondFullScale``).
     /// - Throws: ``AudioFrontEndError/Code/fileError`` naming the path and libsndfile's reason.
     public init(contentsOf path: String) throws {
         var info = SF_INFO()
@@ -58,8 +67,28 @@ public struct AudioFile: Sendable, Equatable {
             samples.reserveCapacity(total)
             for chunk in chunks { samples += chunk }
         }
+        let counts = Self.sanitize(&samples)
         self.init(samples: samples, sampleRate: Int(info.samplerate), channelCount: channels)
         missingFrames = Self.missingFrames(file, claimed: claimedFrames, read: total / channels)
+        (nonFiniteSamples, samplesBeyondFullScale) = counts
+    }
+
+    /// Sets every sample that is not a number to 0; returns how many were set and how many others lie beyond ±1.
+    private static func sanitize(_ samples: inout [Float]) -> (nonFinite: Int, beyondFullScale: Int) {
+        var nonFinite = 0
+        var beyond = 0
+        samples.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices {
+                let value = buffer[index]
+                if !value.isFinite {
+                    buffer[index] = 0
+                    nonFinite += 1
+                } else if value.magnitude > 1 {
+                    beyond += 1
+                }
+            }
+        }
+        return (nonFinite, beyond)
     }
 
     /// Samples decoded per read after the first (4 MiB of floats): the granularity of ``init(contentsOf:)``'s memory.
@@ -117,13 +146,22 @@ public struct AudioFile: Sendable, Equatable {
     /// The file's samples as 16-bit integers (rounded, clipped), interleaved like ``samples``.
     public var int16Samples: [Int16] { SampleConversion.int16(from: samples) }
 
-    /// Writes 16-bit PCM WAV. The corresponding C functions are `sf_open` and `sf_writef_float`.
+    /// How ``writeWAV(to:encoding:)`` stores samples.
+    public enum WAVEncoding: Sendable {
+        /// 16-bit PCM, rounded and clipped to full scale.
+        case int16
+        /// 32-bit IEEE float, every value as it is (beyond ±1, or not a number).
+        case float32
+    }
+
+    /// Writes a WAV file, 16-bit PCM unless `encoding` says otherwise. The corresponding C functions are `sf_open`
+    /// and `sf_writef_float`.
     /// - Throws: ``AudioFrontEndError/Code/fileError`` naming the path and libsndfile's reason.
-    public func writeWAV(to path: String) throws {
+    public func writeWAV(to path: String, encoding: WAVEncoding = .int16) throws {
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
-        info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
+        info.format = Int32(SF_FORMAT_WAV) | Int32(encoding == .int16 ? SF_FORMAT_PCM_16 : SF_FORMAT_FLOAT)
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw AudioFrontEndError(.fileError, "cannot write audio file \(path): \(String(cString: sf_strerror(nil)))")
         }
