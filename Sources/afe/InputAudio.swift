@@ -19,7 +19,7 @@ struct InputAudio {
         }
         mic = SampleConversion.int16(from: try micFile.channel(channel))
         referenceFile = try referencePath.map { try Self.load($0) }
-        reference = try referenceFile.map { SampleConversion.int16(from: try $0.channel(0)) } ?? []
+        reference = referenceFile.map { SampleConversion.int16(from: $0.downmixed()) } ?? [] // the speakers' sum
         referenceRate = referenceFile?.sampleRate
     }
 

@@ -26,7 +26,8 @@ struct ProcessOptions {
     delay auto).
     Inputs: any format libsndfile reads (WAV incl. float and 24-bit, FLAC, Ogg, AIFF), mic at 16000-48000 Hz,
     reference at 8000-48000 Hz; rates and lengths may differ. A multi-channel mic uses its first
-    channel unless --channel N (1-based); the reference uses its first channel.
+    channel unless --channel N (1-based); a multi-channel reference is mixed to mono (every speaker's
+    sound reaches the mic).
     Outputs: --output 16-bit WAV at the processing rate (or --output-rate), aligned sample for sample with the
     mic (mic samples x output rate / mic rate; the stages' processing delay, reported, is removed); --opus Ogg
     Opus (its pre-skip covers that delay, so players decode it aligned too); --vad-labels one line per 10 ms output frame,

@@ -120,4 +120,21 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertNotEqual(third.status, 0)
         XCTAssertEqual(third.stderr, "afe: --channel 3: \(stereo) has 2 channel(s)\n")
     }
+
+    /// A stereo reference whose first channel is silent and whose second carries what was played: the reference
+    /// is the channels' mix, so the echo is removed (with the first channel alone nothing would be).
+    func testAStereoReferenceIsMixed() throws {
+        let played = try work.sox("farend_16k.wav", "played.wav", effects: Self.trim)
+        let reference = work.path("stereo-reference.wav")
+        let made = try AfeCommand.run("/usr/bin/sox", ["-M", "-v", "0", played, played, reference], in: work.directory)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let mic = try work.sox("echo_d120ms_16k.wav", "echo.wav", effects: Self.trim)
+        let result = try work.afe(["process", "--mic", mic, "--reference", reference, "--output", work.path("out.wav"),
+                                   "--report", work.path("report.json")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try report(work.path("report.json"))
+        XCTAssertEqual(finalDelay(report) ?? 0, 120, accuracy: 8, "the delay found on the mixed reference")
+        let erle = try XCTUnwrap((report["echo"] as? [String: Any])?["median_erle_db"] as? Double)
+        XCTAssertGreaterThan(erle, 15, "echo removed")
+    }
 }
