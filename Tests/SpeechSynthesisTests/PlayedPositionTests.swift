@@ -96,11 +96,18 @@ final class PlayedPositionTests: XCTestCase {
 
     /// Renders `buffers` device buffers, waiting (offline, `waiting`) while the answer's audio is still to come.
     func render(_ playback: StreamInputTtsPlayback, _ recorder: Recorder, buffers: Int, into device: inout [Int16],
-                waiting: Bool = true, perBuffer: ([Int16]) -> Void = { _ in }) {
+                waiting: Bool = true, perBuffer: ([Int16]) -> Void = { _ in }, file: StaticString = #filePath, line: UInt = #line) {
         var buffer = [Int16](repeating: 0, count: rate / 100)
+        // One deadline for the whole render (the audio comes faster than real time): a synthesis that fails ends
+        // the test within it instead of waiting out every buffer.
+        let deadline = Date().addingTimeInterval(10 + Double(buffers) / 100)
+        var waiting = waiting
         for _ in 0..<buffers {
-            let deadline = Date().addingTimeInterval(10)
-            while waiting, playback.player.bufferedFrames < buffer.count, !recorder.lock.withLock({ recorder.inputEnded }), Date() < deadline {
+            while waiting, playback.player.bufferedFrames < buffer.count, !recorder.lock.withLock({ recorder.inputEnded }) {
+                if Date() > deadline {
+                    XCTFail("no audio to render within \(Int(10 + Double(buffers) / 100)) s", file: file, line: line)
+                    waiting = false
+                }
                 usleep(500)
             }
             buffer.withUnsafeMutableBufferPointer { playback.render(into: $0) }
