@@ -79,7 +79,8 @@ let package = Package(
         // Long runs of the release build through each public surface (Soak/run.sh).
         .executableTarget(
             name: "afe-soak",
-            dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition", "NuiSDK", "AllocationCounter"],
+            dependencies: ["AudioFrontEnd", "AudioPlayback", "SpeechStreaming", "VoiceRecognition", "NuiSDK", "NuiTTS",
+                           "AllocationCounter"],
             path: "Soak/afe-soak"
         ),
         .testTarget(

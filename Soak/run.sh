@@ -5,14 +5,16 @@
 #                          RecognitionCore, RecognitionSession, NeoNui, libnui.so from C and `afe stream`, at full
 #                          speed with partials; the release build's push-to-socket check (`afe-soak path`: 0
 #                          allocations, 0 locks on the push thread and the network thread's audio path); then 200
-#                          dialogs on one NeoNui and on libnui.so.
+#                          dialogs on one NeoNui and on libnui.so; then the stream-input TTS SDK with its playback
+#                          feeding a front end's reference: 200 answers (pcm), 30 each in mp3, opus and wav, and
+#                          one 10-minute answer.
 #   AFE_SOAK=1 Soak/run.sh also one hour at real time through NeoNui (memory flat after the first minute).
 #   AFE_SOAK=hour          only that one-hour run (the release build and the server as above).
 #   AFE_SOAK_MINUTES=N     minutes per long run (default 10); AFE_SOAK_DIALOGS=N dialogs (default 200);
 #   AFE_SOAK_PARTIAL_MS=N  the server's partial interval (default 100 ms: 10 partials per second of speech).
 #
 # Each run checks itself (see Soak/README.md) and Soak/check.py checks it against the server's log. Exit 0 when
-# every run passed. Costs about 4 minutes on 2 cores (the release build included when it is up to date).
+# every run passed. Costs about 7 minutes on 2 cores (the release build included when it is up to date; the TTS runs 3.5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes="${AFE_SOAK_MINUTES:-10}"
@@ -103,6 +105,14 @@ run "NeoNui, $dialogs dialogs" dashscope pcm dialogs \
   "$bin/afe-soak" dialogs --url "$url" --dialogs "$dialogs" --dialog-seconds 2
 run "libnui.so, $dialogs dialogs" dashscope pcm c \
   "$bin/nui_soak" "$url" "$work/mic2.wav" "$work/reference2.wav" dialogs "$dialogs" 2 30 pcm
+
+echo "== Soak: the stream-input TTS SDK playing into a front end's reference ($dialogs answers; 30 per compressed format; one $minutes-minute answer)"
+run "NeoNuiStreamInputTts, $dialogs answers pcm" dashscope pcm tts "$bin/afe-soak" tts --url "$url" --dialogs "$dialogs"
+for format in mp3 opus wav; do
+  run "NeoNuiStreamInputTts, 30 answers $format" dashscope "$format" tts \
+    "$bin/afe-soak" tts --url "$url" --dialogs 30 --format "$format"
+done
+run "NeoNuiStreamInputTts, one $minutes-minute answer" dashscope pcm tts "$bin/afe-soak" tts-long --url "$url" --seconds "$seconds"
 
 fi
 

@@ -42,7 +42,7 @@ struct SoakOptions {
         }
         guard !url.isEmpty else { throw SoakFailure("--url is required") }
         guard ["dashscope", "nls"].contains(wire) else { throw SoakFailure("--protocol is dashscope or nls") }
-        guard ["pcm", "opus"].contains(format) else { throw SoakFailure("--format is pcm or opus") }
+        guard ["pcm", "opus", "wav", "mp3"].contains(format) else { throw SoakFailure("--format is pcm, opus, wav or mp3") }
     }
 
     private static func number(_ text: String, _ name: String) throws -> Double {
@@ -51,6 +51,8 @@ struct SoakOptions {
     }
 
     var audioFormat: AudioFormat { format == "opus" ? .opus : .pcm }
+    /// The synthesis format of the TTS soaks (`--format`: pcm, wav, mp3 or opus).
+    var ttsFormat: String { format }
 
     func service() throws -> RecognitionConfiguration.Service {
         wire == "nls" ? .nls(NLSConfiguration(url: url, token: "soak-token", appKey: "soak-appkey"))

@@ -140,7 +140,8 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     ///
     /// The corresponding Objective-C call is `-sendStreamInputTts:`.
     /// - Returns: `SUCCESS`, `NUI_ERR_NO_DIALOG` (no task, or stop was called), `NUI_ERR_INVALID_PARAMETER_VALUE`
-    ///   (null text).
+    ///   (null text, or text that would take the task beyond the service's 200,000 characters: refused whole, the
+    ///   task goes on).
     @discardableResult
     public func sendStreamInputTts(_ text: UnsafePointer<CChar>?) -> NuiResultCode {
         lock.withLock {
@@ -149,7 +150,9 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
             }
             guard let text else { return refuse("sendStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, "text is null") }
             let string = String(cString: text)
-            do { try session.send(text: string) } catch {
+            do { try session.send(text: string) } catch let error as SpeechStreamingError where error.code == .textLimit {
+                return refuse("sendStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, error.message)
+            } catch {
                 // The task just ended on its own; its TTS_EVENT_TASK_FAILED is on its way.
                 return refuse("sendStreamInputTts", .NUI_ERR_NO_DIALOG, "the task has ended")
             }

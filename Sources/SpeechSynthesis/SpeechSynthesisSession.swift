@@ -35,6 +35,8 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     private struct State {
         var finishing = false
         var closed = false
+        /// Characters of the running task's text so far (the service's count).
+        var characters = 0
     }
 
     /// Creates the session (no connection yet). Not real-time safe (starts a thread, creates the lws context).
@@ -62,6 +64,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
         try state.withLock { state throws(SpeechStreamingError) in
             guard !state.closed else { throw SpeechStreamingError(.invalidState, "the session is closed") }
             state.finishing = false
+            state.characters = 0
         }
         let generation = try active.withLock { running throws(SpeechStreamingError) -> UInt64 in
             guard running == nil else { throw SpeechStreamingError(.invalidState, "a synthesis task is running") }
@@ -84,14 +87,29 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     }
 
     /// Queues text for the running task: one continue-task, or several for text above 20,000 characters (a CJK
-    /// character counting 2, as the service counts), each cut after a sentence end or white space.
+    /// character counting 2, as the service counts), each cut after a sentence end or white space. A task takes
+    /// at most ``taskCharacterLimit`` characters in all (the service's limit; it also bounds what waits unsent
+    /// for an app that sends faster than the network goes).
     /// - Throws: ``SpeechStreamingError/Code/invalidState`` when no task runs or finish was requested. A task
     ///   can end on its own at any time after ``requestStart()`` (a refused connection fails it at once): then this
     ///   throws invalidState, and the task's ``SynthesisEvent/error(_:)`` is on its way.
+    ///   ``SpeechStreamingError/Code/textLimit`` when the task's text would exceed ``taskCharacterLimit``: nothing
+    ///   of `text` was queued, the task goes on.
     public func send(text: String) throws {
         try checkSendable()
+        let count = TextSplitter.count(Substring(text))
+        try state.withLock { state throws(SpeechStreamingError) in
+            guard state.characters + count <= Self.taskCharacterLimit else {
+                throw SpeechStreamingError(.textLimit, "\(count) more characters would take the task to \(state.characters + count), "
+                                           + "beyond the service's \(Self.taskCharacterLimit) per task")
+            }
+            state.characters += count
+        }
         for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece)) }
     }
+
+    /// The most text one task takes, in the service's count (a CJK character counts 2): 200,000 characters.
+    public static let taskCharacterLimit = 200_000
 
     private func checkSendable() throws(SpeechStreamingError) {
         guard active.withLock({ $0 != nil }) else { throw SpeechStreamingError(.invalidState, "no synthesis task is running") }

@@ -147,6 +147,32 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
         XCTAssertEqual(recorder.items.count, count, "no callback after cancel")
     }
 
+    /// The service takes 200,000 characters per task (a CJK character counting 2): text beyond it is refused whole
+    /// with a code and a log line, before anything of it is queued, and the task goes on. Without the limit an app
+    /// that sends faster than the network goes queued without bound (the TTS soak's first try: 4 GB in a minute).
+    /// The texts carry no sentence end, so the server only buffers them and the cancel leaves nothing to synthesize.
+    func testTextBeyondTheTasksCharacterLimitIsRefusedAndTheTaskGoesOn() throws {
+        let server = try SynthesisServer()
+        let (tts, recorder) = make()
+        func start() {
+            XCTAssertEqual(tts.startStreamInputTts(ticket(server), parameters: Self.parameters, sessionId: nil,
+                                                   logLevel: .NUI_LOG_LEVEL_INFO, saveLog: false), .SUCCESS)
+        }
+        start()
+        XCTAssertEqual(tts.sendStreamInputTts(String(repeating: "word ", count: 39_999)), .SUCCESS) // 199,995
+        XCTAssertEqual(tts.sendStreamInputTts("words"), .SUCCESS, "exactly 200,000")
+        XCTAssertEqual(tts.sendStreamInputTts("x"), .NUI_ERR_INVALID_PARAMETER_VALUE)
+        XCTAssertTrue(recorder.waitForLog { $0.contains("sendStreamInputTts") && $0.contains("200000") }
+            .contains { $0.contains("sendStreamInputTts") && $0.contains("200000") }, "a log line names the limit")
+        XCTAssertEqual(tts.cancelStreamInputTts(), .SUCCESS, "the task still runs")
+        start() // a new task counts from zero; CJK characters count 2
+        XCTAssertEqual(tts.sendStreamInputTts(String(repeating: "字", count: 99_999)), .SUCCESS)
+        XCTAssertEqual(tts.sendStreamInputTts("字字"), .NUI_ERR_INVALID_PARAMETER_VALUE, "200,002 in the service's count")
+        XCTAssertEqual(tts.sendStreamInputTts("ab"), .SUCCESS, "200,000")
+        XCTAssertEqual(tts.cancelStreamInputTts(), .SUCCESS)
+        XCTAssertFalse(recorder.events.contains { $0.event == .TTS_EVENT_TASK_FAILED })
+    }
+
     func testOneShotPlayCallsSynthesizeSSMLThroughTheCallbacks() throws {
         let server = try SynthesisServer()
         for async in [false, true] {

@@ -31,7 +31,8 @@ NuiTtsHandle *nui_tts_create(const StreamInputTtsListener *listener);
  *  `session_id` may be NULL (the SDK makes one); `log_level` a NuiSdkLogLevel value. */
 int nui_tts_start(NuiTtsHandle *handle, const char *ticket, const char *parameters, const char *session_id,
                   int log_level, bool save_log);
-/** Sends text (continue-task). */
+/** Sends text (continue-task). NUI_ERR_INVALID_PARAMETER_VALUE for NULL text or text that would take the task
+ *  beyond the service's 200,000 characters (a CJK character counting 2): refused whole, the task goes on. */
 int nui_tts_send(NuiTtsHandle *handle, const char *text);
 /** Ends the text and blocks until TTS_EVENT_SYNTHESIS_COMPLETE (at most the ticket's complete_waiting_ms). */
 int nui_tts_stop(NuiTtsHandle *handle);

@@ -18,6 +18,7 @@ extension NuiResultCode {
     package init(_ code: SpeechStreamingError.Code) {
         let table: [SpeechStreamingError.Code: NuiResultCode] = [
             .invalidConfiguration: .NUI_ERR_INVALID_PARAMETER_VALUE,
+            .textLimit: .NUI_ERR_INVALID_PARAMETER_VALUE,
             .invalidState: .NUI_ERR_INTERNAL,
             .connectionRefused: .NUI_ERR_CONNECTION_REFUSED,
             .unknownHost: .NUI_ERR_UNKNOWN_HOST,

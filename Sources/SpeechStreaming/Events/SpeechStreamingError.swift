@@ -50,6 +50,9 @@ public struct SpeechStreamingError: Error, Sendable, Equatable, CustomStringConv
         /// finish-task / StopTranscription (audio not yet sent is counted in the message and in
         /// ``SessionStatistics/audioBytesDropped``), or sent a binary frame (ASR servers send only JSON text).
         public static let protocolViolation = Code("protocolViolation")
+        /// Text refused because the synthesis task would hold more than the service takes in one task
+        /// (200,000 characters, a CJK character counting 2): nothing of that text was queued.
+        public static let textLimit = Code("textLimit")
         /// Any other connection failure.
         public static let connectionFailed = Code("connectionFailed")
     }
