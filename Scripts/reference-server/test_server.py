@@ -228,6 +228,20 @@ class PartialIntervalTests(s.ServerTestCase):
         self.assertIn("--partial-interval-ms 5: at least 10", result.stderr)
 
 
+class ShortPartialIntervalTests(s.ServerTestCase):
+    """--partial-interval-ms 40: 25 partials per second of speech (the one-hour soak's 10 per second of audio when
+    speech fills 40 % of it). Before the fix an interval of 40 ms or less gave only each sentence's first partial."""
+
+    SERVER_ARGS = ("--partial-interval-ms", "40")
+
+    def test_partials_come_every_40_ms(self):
+        messages = run(s.dashscope_session(self.server, s.tone_bursts()))
+        sentences = [m["payload"]["output"]["sentence"] for m in messages[1:-1]]
+        first = [x for x in sentences if x["sentence_id"] == 1 and not x["sentence_end"]]
+        # 1200 ms of speech: one partial when it opens (after 50 ms), then one per 40 ms of the rest (1 + 29).
+        self.assertEqual(len(first), 30, [x["text"] for x in first])
+
+
 class DashScopeValidationTests(s.ServerTestCase):
     """Every malformed or out-of-order client message gets the documented task-failed, then the socket closes."""
 

@@ -143,6 +143,9 @@ class SpeechSegmenter:
 
     def _sentence_frame(self, index: int, events: list) -> None:
         silence = index - self.last_speech_frame
+        # A partial every `period` frames, in phase with the first (at MIN_SPEECH_FRAMES - 1); the phase taken
+        # modulo the period, or an interval of 40 ms or less never matched and gave only the first partial.
+        period = max(1, self.settings.partial_interval_ms // FRAME_MS)
         required = max(1, self.settings.max_sentence_silence_ms // FRAME_MS)
         if self.settings.multi_threshold and index - self.begin_frame >= MULTI_THRESHOLD_AFTER_FRAMES:
             required = min(required, MULTI_THRESHOLD_SILENCE_FRAMES)
@@ -150,7 +153,7 @@ class SpeechSegmenter:
             self._end_sentence(self.last_speech_frame + 1, events)
         elif index - self.begin_frame + 1 >= MAX_SENTENCE_FRAMES:
             self._end_sentence(index + 1, events)
-        elif (index - self.begin_frame) % max(1, self.settings.partial_interval_ms // FRAME_MS) == MIN_SPEECH_FRAMES - 1 \
+        elif (index - self.begin_frame) % period == (MIN_SPEECH_FRAMES - 1) % period \
                 and self.last_speech_frame > self.last_partial_speech:
             self._partial(index, events, first=False)
 
