@@ -77,60 +77,68 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     public func startStreamInputTts(_ ticket: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?,
                                     sessionId: UnsafePointer<CChar>?, logLevel: NuiSdkLogLevel,
                                     saveLog: Bool) -> NuiResultCode {
-        let given = sessionId.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        let old: SpeechSynthesisSession?
-        let result: NuiResultCode = lock.withLock {
-            guard state == .idle else { return refuse("startStreamInputTts", .NUI_ERR_DIALOG_RUNNING, "a task is running") }
-            logger.configure(level: logLevel, trackLevel: .NUI_LOG_LEVEL_INFO, file: nil)
-            logger.redactor.add(TtsTicket.rawSecrets(ticket))
-            var warnings: [String] = []
-            let parsedTicket: TtsTicket
-            let parsedParameters: SynthesisParameters
-            do {
-                parsedTicket = try TtsTicket(json: ticket, saveLog: saveLog) { warnings.append("startStreamInputTts: \($0)") }
-                parsedParameters = try TtsParameters.parse(parameters) { warnings.append("startStreamInputTts: \($0)") }
-            } catch let error as NuiParameterError {
-                warnings.forEach { logger.warning($0) }
-                return refuse("startStreamInputTts", error.code, error.description)
-            } catch {
-                return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
-            }
-            logger.redactor.add(parsedTicket.secrets)
-            let file = saveLog ? CappedFile(path: (parsedTicket.debugPath! as NSString).appendingPathComponent("tts.log"),
-                                            limit: parsedTicket.maxLogFileSize) : nil
-            logger.configure(level: logLevel, trackLevel: parsedTicket.logTrackLevel, file: file)
-            warnings.forEach { logger.warning($0) }
-            let configuration = SynthesisConfiguration(url: parsedTicket.url, apiKey: parsedTicket.apiKey,
-                                                       parameters: parsedParameters)
-            let created: SpeechSynthesisSession
-            do {
-                created = try SpeechSynthesisSession(configuration: configuration)
-            } catch let error as SpeechStreamingError {
-                return refuse("startStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, logger.redactor.redact(error.message))
-            } catch {
-                return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
-            }
-            let relay = EventRelay(owner: self, sessionId: given ?? TaskIdentifier.make(),
-                                   format: parsedParameters.format.rawValue, sampleRate: parsedParameters.sampleRate)
-            created.delegate = relay
-            do { try created.requestStart() } catch {
-                created.close()
-                return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
-            }
-            self.ticket = parsedTicket
-            self.relay = relay
-            self.lastFailure = .SUCCESS
-            self.state = .running
-            logger.info("startStreamInputTts: \(Self.version), url \(logger.redactor.redact(url: parsedTicket.url)), device "
-                        + "\(parsedTicket.deviceId), model \(parsedParameters.model), voice \(parsedParameters.voice), "
-                        + "\(parsedParameters.format.rawValue) at \(parsedParameters.sampleRate) Hz, session \(relay.sessionId)")
-            retired.withLock { $0 = session }
-            session = created
-            return .SUCCESS
-        }
-        old = retired.withLock { value in defer { value = nil }; return value }
-        old?.close() // the previous task's session (its connection was kept for reuse), outside the lock
+        let result = lock.withLock { startLocked(ticket, parameters, sessionId, logLevel, saveLog) }
+        closeRetired()
         return result
+    }
+
+    /// Start's work, under `lock`.
+    private func startLocked(_ ticket: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
+                             _ sessionId: UnsafePointer<CChar>?, _ logLevel: NuiSdkLogLevel, _ saveLog: Bool) -> NuiResultCode {
+        let given = sessionId.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        guard state == .idle else { return refuse("startStreamInputTts", .NUI_ERR_DIALOG_RUNNING, "a task is running") }
+        logger.configure(level: logLevel, trackLevel: .NUI_LOG_LEVEL_INFO, file: nil)
+        logger.redactor.add(TtsTicket.rawSecrets(ticket))
+        var warnings: [String] = []
+        let parsedTicket: TtsTicket
+        let parsedParameters: SynthesisParameters
+        do {
+            parsedTicket = try TtsTicket(json: ticket, saveLog: saveLog) { warnings.append("startStreamInputTts: \($0)") }
+            parsedParameters = try TtsParameters.parse(parameters) { warnings.append("startStreamInputTts: \($0)") }
+        } catch let error as NuiParameterError {
+            warnings.forEach { logger.warning($0) }
+            return refuse("startStreamInputTts", error.code, error.description)
+        } catch {
+            return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
+        }
+        logger.redactor.add(parsedTicket.secrets)
+        let file = saveLog ? CappedFile(path: (parsedTicket.debugPath! as NSString).appendingPathComponent("tts.log"),
+                                        limit: parsedTicket.maxLogFileSize) : nil
+        logger.configure(level: logLevel, trackLevel: parsedTicket.logTrackLevel, file: file)
+        warnings.forEach { logger.warning($0) }
+        let configuration = SynthesisConfiguration(url: parsedTicket.url, apiKey: parsedTicket.apiKey,
+                                                   parameters: parsedParameters)
+        let created: SpeechSynthesisSession
+        do {
+            created = try SpeechSynthesisSession(configuration: configuration)
+        } catch let error as SpeechStreamingError {
+            return refuse("startStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, logger.redactor.redact(error.message))
+        } catch {
+            return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
+        }
+        let relay = EventRelay(owner: self, sessionId: given ?? TaskIdentifier.make(),
+                               format: parsedParameters.format.rawValue, sampleRate: parsedParameters.sampleRate)
+        created.delegate = relay
+        do { try created.requestStart() } catch {
+            created.close()
+            return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
+        }
+        self.ticket = parsedTicket
+        self.relay = relay
+        self.lastFailure = .SUCCESS
+        self.state = .running
+        logger.info("startStreamInputTts: \(Self.version), url \(logger.redactor.redact(url: parsedTicket.url)), device "
+                    + "\(parsedTicket.deviceId), model \(parsedParameters.model), voice \(parsedParameters.voice), "
+                    + "\(parsedParameters.format.rawValue) at \(parsedParameters.sampleRate) Hz, session \(relay.sessionId)")
+        retired.withLock { $0 = session }
+        session = created
+        return .SUCCESS
+    }
+
+    /// Closes the previous task's session (its connection was kept for reuse until the next start), outside the lock.
+    private func closeRetired() {
+        let old = retired.withLock { value in defer { value = nil }; return value }
+        old?.close()
     }
 
     private let retired = Locked<SpeechSynthesisSession?>(nil)
@@ -143,22 +151,23 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     ///   (null text, or text that would take the task beyond the service's 200,000 characters: refused whole, the
     ///   task goes on).
     @discardableResult
-    public func sendStreamInputTts(_ text: UnsafePointer<CChar>?) -> NuiResultCode {
-        lock.withLock {
-            guard state == .running, let session else {
-                return refuse("sendStreamInputTts", .NUI_ERR_NO_DIALOG, state == .stopping ? "stop was called" : "no task is running")
-            }
-            guard let text else { return refuse("sendStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, "text is null") }
-            let string = String(cString: text)
-            do { try session.send(text: string) } catch let error as SpeechStreamingError where error.code == .textLimit {
-                return refuse("sendStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, error.message)
-            } catch {
-                // The task just ended on its own; its TTS_EVENT_TASK_FAILED is on its way.
-                return refuse("sendStreamInputTts", .NUI_ERR_NO_DIALOG, "the task has ended")
-            }
-            logger.debug("sendStreamInputTts: \(string.count) characters")
-            return .SUCCESS
+    public func sendStreamInputTts(_ text: UnsafePointer<CChar>?) -> NuiResultCode { lock.withLock { sendLocked(text) } }
+
+    /// Send's work, under `lock`.
+    private func sendLocked(_ text: UnsafePointer<CChar>?) -> NuiResultCode {
+        guard state == .running, let session else {
+            return refuse("sendStreamInputTts", .NUI_ERR_NO_DIALOG, state == .stopping ? "stop was called" : "no task is running")
         }
+        guard let text else { return refuse("sendStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, "text is null") }
+        let string = String(cString: text)
+        do { try session.send(text: string) } catch let error as SpeechStreamingError where error.code == .textLimit {
+            return refuse("sendStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, error.message)
+        } catch {
+            // The task just ended on its own; its TTS_EVENT_TASK_FAILED is on its way.
+            return refuse("sendStreamInputTts", .NUI_ERR_NO_DIALOG, "the task has ended")
+        }
+        logger.debug("sendStreamInputTts: \(string.count) characters")
+        return .SUCCESS
     }
 
     /// Ends the text and blocks until `TTS_EVENT_SYNTHESIS_COMPLETE` (all audio delivered), at most the ticket's
@@ -187,17 +196,20 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
     public func asyncStopStreamInputTts() -> NuiResultCode { beginStop("asyncStopStreamInputTts", wait: false).0 }
 
     private func beginStop(_ call: String, wait: Bool) -> (NuiResultCode, DispatchSemaphore?, Int) {
-        lock.withLock {
-            guard state == .running, let session else {
-                return (refuse(call, .NUI_ERR_NO_DIALOG, state == .stopping ? "stop was already called" : "no task is running"), nil, 0)
-            }
-            state = .stopping
-            let waiter = wait ? DispatchSemaphore(value: 0) : nil
-            stopWaiter = waiter
-            session.requestFinish()
-            logger.info("\(call): finish-task")
-            return (.SUCCESS, waiter, ticket?.completeWaitingMilliseconds ?? 10_000)
+        lock.withLock { beginStopLocked(call, wait: wait) }
+    }
+
+    /// Stop's work, under `lock`.
+    private func beginStopLocked(_ call: String, wait: Bool) -> (NuiResultCode, DispatchSemaphore?, Int) {
+        guard state == .running, let session else {
+            return (refuse(call, .NUI_ERR_NO_DIALOG, state == .stopping ? "stop was already called" : "no task is running"), nil, 0)
         }
+        state = .stopping
+        let waiter = wait ? DispatchSemaphore(value: 0) : nil
+        stopWaiter = waiter
+        session.requestFinish()
+        logger.info("\(call): finish-task")
+        return (.SUCCESS, waiter, ticket?.completeWaitingMilliseconds ?? 10_000)
     }
 
     /// Drops the connection and the task at once; no further callback of the task (no more data callbacks).
@@ -270,18 +282,20 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         guard let text, text.pointee != 0 else {
             return lock.withLock { refuse(call, .NUI_ERR_INVALID_PARAMETER_VALUE, "text is null or empty") }
         }
-        let started: NuiResultCode
-        if let withSSML = Self.ssmlByDefault(parameters) {
-            started = withSSML.withCString {
-                startStreamInputTts(ticket, parameters: $0, sessionId: sessionId, logLevel: logLevel, saveLog: saveLog)
-            }
-        } else {
-            started = startStreamInputTts(ticket, parameters: nil, sessionId: sessionId, logLevel: logLevel, saveLog: saveLog)
+        // Start, text and finish under one hold of the lock: another thread's send, stop or cancel comes before or
+        // after the whole call, never between its parts (a cancel between start and send made it return NO_DIALOG).
+        let withSSML = Self.ssmlByDefault(parameters)
+        let (code, sent): (NuiResultCode, Bool) = lock.withLock {
+            let started = withSSML.map { json in json.withCString { startLocked(ticket, $0, sessionId, logLevel, saveLog) } }
+                ?? startLocked(ticket, nil, sessionId, logLevel, saveLog)
+            guard started == .SUCCESS else { return (started, true) }
+            let sent = sendLocked(text)
+            guard sent == .SUCCESS else { return (sent, false) }
+            return (beginStopLocked(call, wait: false).0, true)
         }
-        guard started == .SUCCESS else { return started }
-        let sent = sendStreamInputTts(text)
-        guard sent == .SUCCESS else { return sent }
-        return asyncStopStreamInputTts()
+        closeRetired()
+        if !sent { _ = endTask(call, bargeIn: nil) } // the text was refused: no task without text is left running
+        return code
     }
 
     /// `parameters` with `enable_ssml` true unless it says otherwise (the one-shot calls' default); text that is
