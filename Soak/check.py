@@ -1,6 +1,6 @@
 """Checks one soak run against what the reference server logged.
 
-    check.py --log SERVER.log --from LINE --protocol dashscope|nls --surface core|session|nui|dialogs|c|afe|tts OUTPUT
+    check.py --log SERVER.log --from LINE --protocol dashscope|nls --surface core|session|nui|dialogs|c|afe|tts|c-tts OUTPUT
 
 OUTPUT is what the run printed: afe-soak's JSON line, nui_soak's `soak key=value ...` line, or `afe stream`'s
 report. The server's log lines from LINE on belong to this run. Checks: the run's own failures list is empty;
@@ -43,6 +43,12 @@ def client_view(text, surface):
         failures = [] if drops and drops.group(1).strip() == "none" else [f"drops: {drops.group(1) if drops else '?'}"]
         return {"sentences": int(sentences.group(1)) if sentences else -1,
                 "bytes": int(sent.group(1)) if sent else -1, "failures": failures}
+    if surface == "c-tts":
+        line = next((l for l in text.splitlines() if l.startswith("soak ")), "")
+        fields = dict(item.split("=", 1) for item in line.split()[1:] if "=" in item)
+        failures = [l for l in text.splitlines() if l.startswith("FAIL ")] + ([] if line else ["no soak line"])
+        return {"tasks": int(fields["tasks"]) if "tasks" in fields else -1, "sentences": None,
+                "bytes": int(fields["audio_bytes"]) if "audio_bytes" in fields else -1, "failures": failures}
     if surface == "c":
         line = next((l for l in text.splitlines() if l.startswith("soak ")), "")
         fields = dict(item.split("=", 1) for item in line.split()[1:] if "=" in item)
@@ -75,7 +81,7 @@ def main():
     except (ValueError, KeyError, IndexError, StopIteration) as error:
         print(f"FAIL {arguments.surface}: unreadable output ({error})")
         return 1
-    synthesis = arguments.surface == "tts"
+    synthesis = arguments.surface in ("tts", "c-tts")
     server = server_view(arguments.log, arguments.start, arguments.protocol, synthesis)
     problems = list(client["failures"])
     if synthesis and client["tasks"] != server["tasks"]:

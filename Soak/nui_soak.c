@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "nui.h"
 #include "nui_demo_support.h"
+#include "soak_proc.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -24,44 +25,6 @@
 #include <unistd.h>
 
 #define LIMIT_BYTES (2L * 1024 * 1024)
-
-static long resident_bytes(void) {
-    long pages = 0, resident = 0;
-    FILE *file = fopen("/proc/self/statm", "r");
-    if (!file) return 0;
-    if (fscanf(file, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    fclose(file);
-    return resident * sysconf(_SC_PAGESIZE);
-}
-
-/* Threads but libdispatch's workers (named "...qos..."), whose number the system varies with load. */
-static int own_threads(void) {
-    DIR *directory = opendir("/proc/self/task");
-    if (!directory) return 0;
-    int count = 0;
-    for (struct dirent *entry; (entry = readdir(directory));) {
-        if (entry->d_name[0] == '.') continue;
-        char path[300], name[64] = {0};
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", entry->d_name);
-        FILE *file = fopen(path, "r");
-        if (file) {
-            if (!fgets(name, sizeof name, file)) name[0] = 0;
-            fclose(file);
-        }
-        count += strstr(name, "qos") == NULL;
-    }
-    closedir(directory);
-    return count;
-}
-
-static int entries(const char *path) {
-    DIR *directory = opendir(path);
-    if (!directory) return 0;
-    int count = 0;
-    for (struct dirent *entry; (entry = readdir(directory));) count += entry->d_name[0] != '.';
-    closedir(directory);
-    return count;
-}
 
 /* The files repeated to `frames` samples. */
 static struct pcm16 repeated(const struct pcm16 *audio, size_t frames) {
