@@ -139,29 +139,18 @@ int main(int argc, char **argv) {
                state.events[EVENT_SENTENCE_END], state.events[EVENT_ASR_PARTIAL_RESULT], s.baseline, s.peak, growth,
                failures);
     } else {
-        long baseline = 0, peak = 0, last = 0;
-        int threads_base = 0, files_base = 0, threads = 0, files = 0;
+        struct run_figures f = {0};
         for (int i = 0; i < count; i++) {
             dialog(&state, &mic, &reference, speed);
-            int base = i == (count > 10 ? 9 : 0);
-            if (base || i == count - 1) { /* let the dialog's background clean-up finish (0.1 s after its end) */
-                struct timespec pause = {0, 500 * 1000 * 1000};
-                nanosleep(&pause, NULL);
-            }
-            long rss = resident_bytes();
-            threads = own_threads();
-            files = entries("/proc/self/fd");
-            if (base) { baseline = rss; threads_base = threads; files_base = files; }
-            if (rss > peak) peak = rss;
-            last = rss;
+            run_figures_sample(&f, i, count);
         }
         /* Both samples settled; threads are ours only (libdispatch's workers come and go with load). */
-        expect(last - baseline <= LIMIT_BYTES, "RSS growth from dialog 10 to the end <= 2 MiB");
-        expect(threads <= threads_base, "threads flat");
-        expect(files <= files_base, "open files flat");
+        expect(f.last - f.baseline <= LIMIT_BYTES, "RSS growth from dialog 10 to the end <= 2 MiB");
+        expect(f.threads <= f.threads_base, "threads flat");
+        expect(f.files <= f.files_base, "open files flat");
         printf("soak surface=c mode=dialogs dialogs=%d format=%s rss_baseline=%ld rss_peak=%ld rss_growth=%ld "
-               "threads=%d->%d fds=%d->%d failures=%d\n", count, format, baseline, peak, last - baseline, threads_base,
-               threads, files_base, files, failures);
+               "threads=%d->%d fds=%d->%d failures=%d\n", count, format, f.baseline, f.peak, f.last - f.baseline, f.threads_base,
+               f.threads, f.files_base, f.files, failures);
     }
     expect(nui_release() == SUCCESS, "nui_release");
     demo_state_destroy(&state);

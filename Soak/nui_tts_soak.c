@@ -98,8 +98,8 @@ int main(int argc, char **argv) {
     listener.user_data = &tally;
 
     NuiTtsHandle *handle = NULL;
-    long baseline = 0, peak = 0, last = 0;
-    int threads_base = 0, files_base = 0, threads = 0, files = 0, handles = 0;
+    struct run_figures f = {0};
+    int handles = 0;
     for (int i = 0; i < count; i++) {
         if (i % ANSWERS_PER_HANDLE == 0) {
             if (handle) nui_tts_destroy(handle);
@@ -113,17 +113,7 @@ int main(int argc, char **argv) {
         expect(nui_tts_send(handle, sentences[(i + 1) % 4]) == SUCCESS, "nui_tts_send");
         expect(nui_tts_stop(handle) == SUCCESS, "nui_tts_stop");
         expect(wait_complete(&tally, i + 1), "TTS_EVENT_SYNTHESIS_COMPLETE");
-        int base = i == (count > 10 ? 9 : 0);
-        if (base || i == count - 1) { /* let the task's background clean-up finish */
-            struct timespec pause = {0, 500 * 1000 * 1000};
-            nanosleep(&pause, NULL);
-        }
-        long rss = resident_bytes();
-        threads = own_threads();
-        files = entries("/proc/self/fd");
-        if (base) { baseline = rss; threads_base = threads; files_base = files; }
-        if (rss > peak) peak = rss;
-        last = rss;
+        run_figures_sample(&f, i, count);
     }
     if (handle) nui_tts_destroy(handle);
     pthread_mutex_lock(&tally.lock);
@@ -131,11 +121,11 @@ int main(int argc, char **argv) {
     expect(tally.complete == count, "every answer completed");
     expect(tally.bytes > 0, "audio delivered");
     pthread_mutex_unlock(&tally.lock);
-    expect(last - baseline <= LIMIT_BYTES, "RSS growth from answer 10 to the end <= 2 MiB");
-    expect(threads <= threads_base, "threads flat");
-    expect(files <= files_base, "open files flat");
+    expect(f.last - f.baseline <= LIMIT_BYTES, "RSS growth from answer 10 to the end <= 2 MiB");
+    expect(f.threads <= f.threads_base, "threads flat");
+    expect(f.files <= f.files_base, "open files flat");
     printf("soak surface=c-tts tasks=%d handles=%d format=%s audio_bytes=%ld rss_baseline=%ld rss_peak=%ld rss_growth=%ld "
-           "threads=%d->%d fds=%d->%d failures=%d\n", tally.complete, handles, format, tally.bytes, baseline, peak,
-           last - baseline, threads_base, threads, files_base, files, failures);
+           "threads=%d->%d fds=%d->%d failures=%d\n", tally.complete, handles, format, tally.bytes, f.baseline, f.peak,
+           f.last - f.baseline, f.threads_base, f.threads, f.files_base, f.files, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline long resident_bytes(void) {
@@ -46,6 +47,29 @@ static inline int entries(const char *path) {
     for (struct dirent *entry; (entry = readdir(directory));) count += entry->d_name[0] != '.';
     closedir(directory);
     return count;
+}
+
+/* The figures over a run of COUNT dialogs or answers: resident memory, threads and open files after each, the
+ * baseline after the 10th (the first fill caches: TLS store, allocator arenas, thread pools). */
+struct run_figures {
+    long baseline, peak, last;
+    int threads_base, files_base, threads, files;
+};
+
+/* Samples after run `index` (from 0) of `count`; the baseline and the last sample wait half a second first, so
+ * the run's background clean-up (0.1 s after its end) has finished. */
+static inline void run_figures_sample(struct run_figures *f, int index, int count) {
+    int base = index == (count > 10 ? 9 : 0);
+    if (base || index == count - 1) {
+        struct timespec pause = {0, 500 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    long rss = resident_bytes();
+    f->threads = own_threads();
+    f->files = entries("/proc/self/fd");
+    if (base) { f->baseline = rss; f->threads_base = f->threads; f->files_base = f->files; }
+    if (rss > f->peak) f->peak = rss;
+    f->last = rss;
 }
 
 #endif
