@@ -7,7 +7,8 @@
 #                          allocations, 0 locks on the push thread and the network thread's audio path); then 200
 #                          dialogs on one NeoNui and on libnui.so; then the stream-input TTS SDK with its playback
 #                          feeding a front end's reference: 200 answers (pcm), 30 each in mp3, opus and wav, and
-#                          one 10-minute answer; and 200 answers through libnui.so's nui_tts_* from C.
+#                          one 10-minute answer, 200 answers each interrupted by a user (barge-in); and 200 answers
+#                          through libnui.so's nui_tts_* from C.
 #   AFE_SOAK=1 Soak/run.sh also one hour at real time through NeoNui (memory flat after the first minute).
 #   AFE_SOAK=hour          only that one-hour run (the release build and the server as above).
 #   AFE_SOAK_MINUTES=N     minutes per long run (default 10); AFE_SOAK_DIALOGS=N dialogs (default 200);
@@ -117,6 +118,8 @@ for format in mp3 opus wav; do
     "$bin/afe-soak" tts --url "$url" --dialogs 30 --format "$format"
 done
 run "NeoNuiStreamInputTts, one $minutes-minute answer" dashscope pcm tts "$bin/afe-soak" tts-long --url "$url" --seconds "$seconds"
+run "NeoNuiStreamInputTts, $dialogs answers interrupted by barge-in" dashscope pcm tts \
+  "$bin/afe-soak" tts-bargein --url "$url" --dialogs "$dialogs"
 run "libnui.so nui_tts_*, $dialogs answers (a new handle every 50)" dashscope pcm c-tts "$bin/nui_tts_soak" "$url" "$dialogs"
 
 fi

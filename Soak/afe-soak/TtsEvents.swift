@@ -8,9 +8,10 @@ import NuiTTS
 final class TtsEvents: NeoNuiStreamInputTtsDelegate, FrontEndDelegate, @unchecked Sendable {
     struct Counts: CustomStringConvertible {
         var started = 0, complete = 0, failed = 0, sentenceEnds = 0, drained = 0, rearmed = 0, stopped = 0, decodeFailed = 0
+        var interrupted = 0, interruptions = 0
         var description: String {
             "started \(started), complete \(complete), failed \(failed), drained \(drained), rearmed \(rearmed), "
-                + "stopped \(stopped), decode failed \(decodeFailed)"
+                + "stopped \(stopped), interrupted \(interrupted), decode failed \(decodeFailed)"
         }
     }
 
@@ -49,12 +50,17 @@ final class TtsEvents: NeoNuiStreamInputTtsDelegate, FrontEndDelegate, @unchecke
                 drained += position_ms
             case .TTS_PLAYBACK_MIC_REARMED: counts_.rearmed += 1
             case .TTS_PLAYBACK_STOPPED: counts_.stopped += 1
+            case .TTS_PLAYBACK_INTERRUPTED: counts_.interrupted += 1
             case .TTS_PLAYBACK_DECODE_FAILED:
                 counts_.decodeFailed += 1
                 if firstFailure == nil { firstFailure = "TTS_PLAYBACK_DECODE_FAILED" }
             default: break
             }
         }
+    }
+
+    func onStreamInputTtsInterruptedCallback(_ interruption: StreamInputTtsInterruption) {
+        update { counts_.interruptions += 1 }
     }
 
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
