@@ -39,6 +39,10 @@ enum SpeakCommand {
             } ?? [text]
             for piece in pieces { try session.send(text: piece) }
             session.requestFinish()
+        } catch let error as SpeechStreamingError where error.code == .textLimit {
+            session.cancel() // the text cannot be spoken whole: nothing of it is kept
+            writer.discard()
+            throw RunFailure(message: "the text is too long for one task: \(error.message)")
         } catch {
             // The task already ended (a refused connection can fail it before the text goes out): its own
             // error event, which always follows a start, says why.

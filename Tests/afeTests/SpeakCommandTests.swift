@@ -67,7 +67,11 @@ final class SpeakCommandTests: XCTestCase {
         let command = try AfeCommand()
         defer { command.remove() }
         let output = command.path("x.wav")
+        let long = command.path("long.txt") // 200,005 characters: 5 beyond what the service takes in one task
+        try String(repeating: "word ", count: 40_001).write(toFile: long, atomically: true, encoding: .utf8)
         let cases: [([String], [String: String], Int32, String)] = [
+            (["speak", "--text-file", long, "--output", output, "--url", server.url(), "--chunk", "20000"],
+             ["DASHSCOPE_API_KEY": Self.secret], 1, "afe: the text is too long for one task: 5 more characters would take the task to 200005"),
             (["speak", "Hi.", "--output", output, "--url", server.url(), "--voice", "nobody"],
              ["DASHSCOPE_API_KEY": Self.secret], 1, "afe: the service failed the task: [tts:]Engine return error code: 418 (InvalidParameter)"),
             (["speak", "Hi.", "--output", output, "--url", server.url()], ["DASHSCOPE_API_KEY": "sk-wrong-key-0000"], 1,
