@@ -4,7 +4,7 @@ import AudioFrontEnd
 /// (``FrontEndConfiguration/farEndOnlyEcho``) for tuning on the scenario matrix; keys not given keep the
 /// setting's defaults.
 enum FarEndOnlyOption {
-    static let keys = "level (-1 as configured, 0 low, 1 moderate, 2 high), extended (-1 as configured, 0 or 1), late-echo (0 or 1: the late-echo suppressor acts only then), quiet-ms, freeze (0 or 1: the echo gate keeps its levels then), first-stage (0: evidence from the output's gate, 1: from a gate on the speex stage's margins), level-db (evidence: the speex stage's output this far above its residual level)"
+    static let keys = "level (-1 as configured, 0 low, 1 moderate, 2 high), extended (-1 as configured, 0 or 1), late-echo (0 or 1: the late-echo suppressor acts only then), quiet-ms, freeze (0 or 1: the echo gate keeps its levels then), first-stage (0: evidence from the output's gate, 1: from a gate on the speex stage's margins), level-db (evidence: the speex stage's output this far above its residual level), both (0 or 1: the output's gate is evidence too)"
 
     static func parse(_ text: String) throws -> FrontEndConfiguration.FarEndOnlyEcho? {
         if text == "off" { return nil }
@@ -29,6 +29,7 @@ enum FarEndOnlyOption {
             case "quiet-ms": c.quietMilliseconds = number
             case "freeze": c.freezesGate = number != 0
             case "level-db": c.evidence = .firstStageLevel(value)
+            case "both": c.evidenceFromBoth = number != 0
             case "first-stage": c.evidence = number != 0 ? .firstStage : .output
             default: throw ArgumentReader.Failure(message: "--far-end-only: unknown key '\(key)' (keys: \(keys))")
             }

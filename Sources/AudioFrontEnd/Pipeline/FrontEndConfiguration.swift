@@ -181,6 +181,10 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         /// Where the near-end evidence comes from. Default ``Evidence/firstStage``.
         public var evidence = Evidence.firstStage
 
+        /// With a first-stage ``evidence``: the output's gate counts as evidence too (either one switches back).
+        /// Default false.
+        public var evidenceFromBoth = false
+
         /// See ``evidence``.
         public enum Evidence: Sendable, Equatable {
             /// The echo speech gate on the chain's output (after AEC2, whose settings switch: a near end that

@@ -100,6 +100,8 @@ final class ProcessingChain {
     /// With ``FrontEndConfiguration/FarEndOnlyEcho/Evidence/firstStageLevel``: how far above the first-stage
     /// gate's residual level a frame counts as evidence, dB (nil: its margins decide).
     private let firstStageMargin: Float?
+    /// Whether the output's gate is evidence too (``FrontEndConfiguration/FarEndOnlyEcho/evidenceFromBoth``).
+    private let evidenceFromBoth: Bool
     /// Frames the stronger far-end-only settings applied to (``FrontEndConfiguration/farEndOnlyEcho``).
     private(set) var farEndOnlyFrames = 0
     /// How many frames the delay estimator lags the newest mic frame.
@@ -136,6 +138,7 @@ final class ProcessingChain {
             farEndOnlyQuietFrames = settings.quietMilliseconds / 10
             lateEchoFarEndOnly = settings.lateEchoOnly
             farEndOnlyFreeze = settings.freezesGate
+            evidenceFromBoth = settings.evidenceFromBoth
             switch settings.evidence {
             case .output: firstStageMargin = nil
             case .firstStage: firstStageMargin = nil
@@ -148,6 +151,7 @@ final class ProcessingChain {
             farEndOnlyQuietFrames = 0
             lateEchoFarEndOnly = false
             farEndOnlyFreeze = false
+            evidenceFromBoth = false
             firstStageGate = nil
             firstStageMargin = nil
         }
@@ -372,8 +376,9 @@ final class ProcessingChain {
         // frame with some (a frame past the gate's margins, an open segment) or without playback.
         var farEndOnly = false
         if farEndOnlyStage != nil {
-            let evidence = firstStageGate != nil ? firstStageEvidence || output.isInSpeechSegment
-                : !speechGate.isPlaybackActive || speechGate.passesMargins || output.isInSpeechSegment
+            let outputEvidence = !speechGate.isPlaybackActive || speechGate.passesMargins || output.isInSpeechSegment
+            let evidence = firstStageGate == nil ? outputEvidence
+                : firstStageEvidence || output.isInSpeechSegment || evidenceFromBoth && outputEvidence
             framesWithoutNearEnd = evidence ? 0 : framesWithoutNearEnd + 1
             farEndOnly = framesWithoutNearEnd > farEndOnlyQuietFrames && (!farEndOnlyFreeze || speechGate.hasConverged)
             if farEndOnly { farEndOnlyFrames += 1 }
