@@ -20,6 +20,11 @@ struct afe_apm {
     webrtc::AudioFrame capture;
     afe_apm_config config;
     int32_t frame_length;
+    // SetExtraOptions arguments built at creation (a webrtc::Config allocates its entries), one per extended
+    // filter setting, delay-agnostic as created: afe_apm_set_extended_filter switches between them without
+    // allocating on the audio thread.
+    webrtc::Config *extended_on = nullptr;
+    webrtc::Config *extended_off = nullptr;
 };
 
 namespace {
@@ -111,7 +116,23 @@ afe_apm *afe_apm_create(const afe_apm_config *config, int32_t *error) {
         extra.Set<webrtc::ExtendedFilter>(new webrtc::ExtendedFilter(config->extended_filter != 0));
         extra.Set<webrtc::DelayAgnostic>(new webrtc::DelayAgnostic(config->delay_agnostic != 0));
         h->apm = webrtc::AudioProcessing::Create(extra);
+        h->extended_on = new (std::nothrow) webrtc::Config();
+        h->extended_off = new (std::nothrow) webrtc::Config();
+        if (h->extended_on == nullptr || h->extended_off == nullptr) {
+            delete h->extended_on;
+            delete h->extended_off;
+            delete h->apm;
+            delete h;
+            *error = AFE_APM_ERROR_NO_MEMORY;
+            return nullptr;
+        }
+        h->extended_on->Set<webrtc::ExtendedFilter>(new webrtc::ExtendedFilter(true));
+        h->extended_on->Set<webrtc::DelayAgnostic>(new webrtc::DelayAgnostic(config->delay_agnostic != 0));
+        h->extended_off->Set<webrtc::ExtendedFilter>(new webrtc::ExtendedFilter(false));
+        h->extended_off->Set<webrtc::DelayAgnostic>(new webrtc::DelayAgnostic(config->delay_agnostic != 0));
         if (h->apm == nullptr) {
+            delete h->extended_on;
+            delete h->extended_off;
             delete h;
             *error = AFE_APM_ERROR_NO_MEMORY;
             return nullptr;
@@ -119,10 +140,15 @@ afe_apm *afe_apm_create(const afe_apm_config *config, int32_t *error) {
         int32_t err = configure(h);
         if (err != 0) {
             delete h->apm;
+            delete h->extended_on;
+            delete h->extended_off;
             delete h;
             *error = err;
             return nullptr;
         }
+        // The same options again: any lazily created default a Config lookup makes is made here, not on the
+        // first switch on the audio thread.
+        h->apm->SetExtraOptions(config->extended_filter != 0 ? *h->extended_on : *h->extended_off);
         prepare(h->render, config->sample_rate_hz, h->frame_length);
         prepare(h->capture, config->sample_rate_hz, h->frame_length);
         return h;
@@ -135,6 +161,8 @@ afe_apm *afe_apm_create(const afe_apm_config *config, int32_t *error) {
 void afe_apm_destroy(afe_apm *h) {
     if (h == nullptr) return;
     delete h->apm;
+    delete h->extended_on;
+    delete h->extended_off;
     delete h;
 }
 
@@ -216,6 +244,17 @@ int32_t afe_apm_set_suppression_level(afe_apm *h, int32_t level) {
     try {
         return h->apm->echo_cancellation()->set_suppression_level(
             static_cast<webrtc::EchoCancellation::SuppressionLevel>(level));
+    } catch (...) {
+        return AFE_APM_ERROR_EXCEPTION;
+    }
+}
+
+int32_t afe_apm_set_extended_filter(afe_apm *h, int32_t enabled) {
+    if (h->config.echo_mode != AFE_APM_ECHO_AEC2 || enabled < 0 || enabled > 1) return webrtc::AudioProcessing::kBadParameterError;
+    try {
+        h->apm->SetExtraOptions(enabled ? *h->extended_on : *h->extended_off);
+        h->config.extended_filter = enabled;
+        return 0;
     } catch (...) {
         return AFE_APM_ERROR_EXCEPTION;
     }

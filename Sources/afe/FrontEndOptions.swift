@@ -58,6 +58,7 @@ struct FrontEndOptions {
                        [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--vad-voicing off|on|ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]]] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
                        [--echo-chain KEY=VALUE,...] (tuning, --aec default: \(EchoChainOption.keys))
                        [--transparency on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
+                       [--far-end-only off|on|KEY=VALUE,...] (tuning: \(FarEndOnlyOption.keys))
                        [--barge-in off|KEY=VALUE,...] (tuning: \(BargeInOption.keys))
     """
 
@@ -137,6 +138,10 @@ struct FrontEndOptions {
             let text = try reader.value(option)
             processOnly.append(option)
             configuration.lateEchoSuppression = try LateEchoOption.parse(text)
+        case "--far-end-only":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            configuration.farEndOnlyEcho = try FarEndOnlyOption.parse(text)
         case "--echo-chain":
             let text = try reader.value(option)
             processOnly.append(option)

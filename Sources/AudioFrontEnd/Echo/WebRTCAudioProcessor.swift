@@ -97,6 +97,11 @@ final class WebRTCAudioProcessor: @unchecked Sendable {
     /// The corresponding C function is `afe_apm_set_suppression_level` (`set_suppression_level`).
     func setSuppressionLevel(_ level: Int32) -> Int32 { afe_apm_set_suppression_level(handle, level) }
 
+    /// Switches AEC2's extended filter (128 / 48 ms) from the next capture frame on, keeping the filter weights.
+    /// Real-time safe (no allocation: the options were built at creation; WebRTC's own lock). Returns the
+    /// library's status. The corresponding C function is `afe_apm_set_extended_filter` (`SetExtraOptions`).
+    func setExtendedFilter(_ enabled: Bool) -> Int32 { afe_apm_set_extended_filter(handle, enabled ? 1 : 0) }
+
     /// AEC2's metrics (nil fields when AEC2 or its metrics are off). Real-time safe.
     /// The corresponding C function is `afe_apm_get_metrics` (`GetMetrics`, `GetDelayMetrics`).
     func metrics() -> EchoMetrics {

@@ -163,7 +163,7 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         let status = processor.processCapture(output, streamDelayMilliseconds: delay)
         if raisedFramesLeft > 0, reference.contains(where: { $0 != 0 }) {
             raisedFramesLeft -= 1
-            if raisedFramesLeft == 0 { _ = processor.setSuppressionLevel(configuration.suppressionLevel.rawValue) }
+            if raisedFramesLeft == 0 { applyLevel() }
         }
         // -13 (kBadStreamParameterWarning) only says the delay was clamped; the frame was processed.
         return status == 0 || status == -13 ? .ok : StageStatus(code: status)
@@ -192,10 +192,53 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
     func echoPathChanged() {
         guard configuration.mode == .aec2, let level = configuration.pathChangeSuppressionLevel,
               level.rawValue > configuration.suppressionLevel.rawValue else { return }
-        if raisedFramesLeft == 0 { _ = processor.setSuppressionLevel(level.rawValue) }
         raisedFramesLeft = max(1, configuration.pathChangeMilliseconds / 10)
+        applyLevel()
         pathChanges += 1
     }
+
+    /// The settings AEC2 runs at while the far end plays alone (``setFarEndOnly(_:)``): a suppression level and
+    /// whether the extended filter is on (nil: as configured).
+    struct FarEndOnlySettings: Equatable {
+        var suppressionLevel: Configuration.SuppressionLevel?
+        var extendedFilter: Bool?
+    }
+
+    /// The far-end-only settings (``setFarEndOnly(_:)``); nil: none. Set on the control thread before processing.
+    var farEndOnlySettings: FarEndOnlySettings?
+    /// Whether AEC2 runs at ``farEndOnlySettings`` (``setFarEndOnly(_:)``).
+    private(set) var isFarEndOnly = false
+    /// Times ``setFarEndOnly(_:)`` switched to the far-end-only settings. Audio thread.
+    private(set) var farEndOnlySwitches = 0
+
+    /// Switches AEC2 to ``farEndOnlySettings`` (`true`: no near end is likely) or back to the configured ones,
+    /// from the next frame on, keeping the filter and the stream state (`set_suppression_level`,
+    /// `SetExtraOptions`). A call that changes nothing does nothing. Real-time safe (no allocation; WebRTC's own
+    /// lock, as every frame takes); audio thread, between frames. AEC2 only; no-op without the settings.
+    func setFarEndOnly(_ on: Bool) {
+        guard configuration.mode == .aec2, let settings = farEndOnlySettings, on != isFarEndOnly else { return }
+        isFarEndOnly = on
+        if on { farEndOnlySwitches += 1 }
+        if let extended = settings.extendedFilter, extended != configuration.extendedFilter {
+            _ = processor.setExtendedFilter(on ? extended : configuration.extendedFilter)
+        }
+        if settings.suppressionLevel != nil { applyLevel() }
+    }
+
+    /// Sets the suppression level the state asks for: the highest of the configured one, the path-change one
+    /// while it lasts, and the far-end-only one while that is on.
+    private func applyLevel() {
+        var level = configuration.suppressionLevel.rawValue
+        if raisedFramesLeft > 0, let raised = configuration.pathChangeSuppressionLevel { level = max(level, raised.rawValue) }
+        if isFarEndOnly, let boost = farEndOnlySettings?.suppressionLevel { level = max(level, boost.rawValue) }
+        if level != appliedLevel {
+            appliedLevel = level
+            _ = processor.setSuppressionLevel(level)
+        }
+    }
+
+    /// The suppression level last set in the library.
+    private lazy var appliedLevel: Int32 = configuration.suppressionLevel.rawValue
 
     /// Frames of playback left at the raised level (``echoPathChanged()``); 0: at ``Configuration/suppressionLevel``.
     private var raisedFramesLeft = 0
@@ -210,5 +253,6 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
     public func reset() {
         processor.reset()
         raisedFramesLeft = 0
+        applyLevel()
     }
 }

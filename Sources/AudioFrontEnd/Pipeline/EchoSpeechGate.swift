@@ -117,8 +117,12 @@ struct EchoSpeechGate {
 
     /// Takes the levels (dBFS) of one frame: the aligned reference, the mic, the echo the canceller predicted in
     /// it (the mic level when no estimate is available) and the processed output at the same position. Returns
-    /// whether the frame may count as speech.
-    mutating func allowsSpeech(reference: Float, mic: Float, echoEstimate: Float, output: Float) -> Bool {
+    /// whether the frame may count as speech. `learns` false: the running levels (echo reduction, residual
+    /// level, tail offset) stay as they are (the chain's far-end-only settings, ``FrontEndConfiguration/farEndOnlyEcho``,
+    /// lower the output of echo frames: the levels stay those of the normal settings, which the chain returns to
+    /// at the first near-end evidence).
+    mutating func allowsSpeech(reference: Float, mic: Float, echoEstimate: Float, output: Float,
+                               learns: Bool = true) -> Bool {
         if reference > Self.activeReferenceDecibels {
             if framesSinceFarEnd > holdFrames { framesSinceResume = 0 }
             framesSinceFarEnd = 0
@@ -143,11 +147,11 @@ struct EchoSpeechGate {
             isAboveTail = offset > tailOffset + tailMarginDecibels
             // Learn from the frames this test takes for echo (a talker standing above the tail does not drag
             // the offset up).
-            if mic > Self.activeReferenceDecibels, !isAboveTail { tailOffset += 0.02 * (offset - tailOffset) }
+            if learns, mic > Self.activeReferenceDecibels, !isAboveTail { tailOffset += 0.02 * (offset - tailOffset) }
         }
         // Learn from frames that look like echo alone (reduction not far below the running value, so double
         // talk, where the output keeps the talker, does not drag it down); quick to rise, slow to fall.
-        if mic > Self.activeReferenceDecibels, reduction > echoReduction - echoMarginDecibels {
+        if learns, mic > Self.activeReferenceDecibels, reduction > echoReduction - echoMarginDecibels {
             echoReduction += (reduction > echoReduction ? 0.05 : 0.01) * (reduction - echoReduction)
             residualLevel += 0.02 * (output - residualLevel)
         }

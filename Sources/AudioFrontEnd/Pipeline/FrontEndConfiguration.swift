@@ -153,6 +153,57 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// 0.810 -> 0.742, SER -15...+10 dB 0.01-0.07 lower; PESQ-WB 0.01-0.04 higher except SER -15 dB, -0.07); its
     /// mildest setting tried (-6 dB floor, -3 dB overestimate) gains 0.9 dB and still costs STOI 0.002-0.02.
     public var lateEchoSuppression: LateEchoSuppressor.Configuration?
+    /// Stronger echo settings applied only while no near end is likely (issue 12, branch erle22): while the far
+    /// end plays and the echo speech gate has seen no near-end evidence (no frame past its margins, no open
+    /// speech segment) for ``FarEndOnlyEcho/quietMilliseconds``, the chain's AEC2 runs at
+    /// ``FarEndOnlyEcho/suppressionLevel`` with the extended filter as ``FarEndOnlyEcho/extendedFilter`` says,
+    /// and (``FarEndOnlyEcho/lateEchoOnly``) the late-echo suppressor acts; the first frame with evidence switches
+    /// back (from the next frame on; the gate judges the output ``processingDelay`` late). Switching keeps every
+    /// filter's state. Used only with an AEC2 stage (the default chain or `--aec webrtc`). Default nil (off).
+    public var farEndOnlyEcho: FarEndOnlyEcho?
+
+    /// See ``farEndOnlyEcho``.
+    public struct FarEndOnlyEcho: Sendable, Equatable {
+        /// AEC2's suppression level while no near end is likely (nil: as configured). Default high.
+        public var suppressionLevel: WebRTCEchoCanceller.Configuration.SuppressionLevel? = .high
+        /// AEC2's extended filter while no near end is likely (nil: as configured). Default true.
+        public var extendedFilter: Bool? = true
+        /// With ``FrontEndConfiguration/lateEchoSuppression`` set: it acts only while no near end is likely
+        /// (elsewhere its gain is 1). Default false (it acts as configured).
+        public var lateEchoOnly = false
+        /// Playback frames without near-end evidence before the stronger settings apply, ms (0...10000).
+        /// Default 300.
+        public var quietMilliseconds = 300
+        /// The echo speech gate keeps the levels it learned under the normal settings while these run (they lower
+        /// the output of echo frames; learning there made the normal residual read as speech on return), and they
+        /// wait until the gate has converged. Default true.
+        public var freezesGate = true
+        /// Where the near-end evidence comes from. Default ``Evidence/firstStage``.
+        public var evidence = Evidence.firstStage
+
+        /// With a first-stage ``evidence``: the output's gate counts as evidence too (either one switches back).
+        /// Default false.
+        public var evidenceFromBoth = false
+
+        /// See ``evidence``.
+        public enum Evidence: Sendable, Equatable {
+            /// The echo speech gate on the chain's output (after AEC2, whose settings switch: a near end that
+            /// AEC2's stronger suppression takes down may go unseen).
+            case output
+            /// A second echo speech gate, with the same settings, on the first canceller's output (the default
+            /// chain's speex stage, before AEC2); the output's gate where there is no such stage.
+            case firstStage
+            /// A frame of the first canceller's output that stands this far (dB) above that gate's running
+            /// residual level: quicker than its margins, and more often wrong on echo alone.
+            case firstStageLevel(Float)
+        }
+
+        public init() {}
+
+        func validate() throws {
+            try AudioFrontEndError.check(quietMilliseconds, in: 0...10000, "far-end-only quiet time (ms)")
+        }
+    }
     /// How long the echo canceller keeps running after `playOver` for the room's tail, ms. Default 600.
     public var echoTailAfterPlaybackMilliseconds = 600
     /// Near-end transparency: while the reference has been silent (≤ −70 dBFS) for longer than the echo can

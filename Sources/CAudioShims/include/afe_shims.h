@@ -97,6 +97,14 @@ int32_t afe_apm_reset(afe_apm *apm);
 /// library's status; -6 (kBadParameterError) without AEC2 or for another level.
 int32_t afe_apm_set_suppression_level(afe_apm *apm, int32_t level);
 
+/// AEC2's extended filter (1: 128 ms / 32 partitions, 0: 48 ms / 12), from the next capture frame on, keeping the
+/// filter weights and the rest of the stream state (AudioProcessing::SetExtraOptions with a Config built at
+/// creation: EchoCancellationImpl re-applies WebRtcAec_enable_extended_filter, which changes the partition count
+/// and the NLP's extended-mode constants, and WebRtcAec_set_config on the existing handles; WebRTC's own lock, no
+/// allocation). The partitions beyond 12 keep the weights they had when last used. Delay-agnostic mode stays as
+/// created. Returns 0, or -6 (kBadParameterError) without AEC2 or for another value.
+int32_t afe_apm_set_extended_filter(afe_apm *apm, int32_t enabled);
+
 // MARK: - ThreadSanitizer annotations
 
 // Synchronization.Mutex takes a contended lock in the Swift runtime's uninstrumented slow path (a futex), so
