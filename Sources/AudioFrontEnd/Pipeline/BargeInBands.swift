@@ -36,7 +36,7 @@ final class BargeInBands {
     private let decayPerFrame: Float
 
     init(sampleRate: Int, frameLength: Int, reverberationMilliseconds: Int, fastGainMilliseconds: Int = 0,
-         top: Int = 0) {
+         top: Int = 0, pessimistic: Bool = true) {
         var n = 2
         while n < frameLength { n *= 2 }
         fft = ComplexFFT(length: n)
@@ -63,7 +63,7 @@ final class BargeInBands {
         referenceLevels = .zeroed(capacity: max(1, bands))
         decayPerFrame = 600 / Float(reverberationMilliseconds)
         fastGain = .zeroed(capacity: max(1, bands))
-        fastRate = fastGainMilliseconds > 0 ? min(1, 10 / Float(fastGainMilliseconds)) : 0
+        fastRate = fastGainMilliseconds > 0 && pessimistic ? min(1, 10 / Float(fastGainMilliseconds)) : 0
         excess = .zeroed(capacity: max(1, bands))
         self.top = top > 0 ? min(top, bands) : bands
     }

@@ -98,6 +98,10 @@ extension FrontEndConfiguration {
         /// bands (0): a talker under the echo stands above it most in a few bands. 0...7. Off by default: 2-4
         /// gave false barge-ins at `path_moved`'s echo path change on the tuning half (branch barge22).
         public var bandTop: Int = 0
+        /// Experimental (branch barge22): with ``fastGainMilliseconds`` > 0, the fast gain no longer raises the
+        /// prediction; instead no decision is taken while it stands this many dB above the slow gain (an echo path
+        /// change seen on echo-only frames). 0 = off (the pessimistic maximum). 0...30.
+        public var fastHoldDecibels: Float = 0
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
@@ -162,6 +166,7 @@ extension FrontEndConfiguration {
             try AudioFrontEndError.check(bandWeight, in: 0...1, "barge-in bandWeight")
             try AudioFrontEndError.check(convergedDecibels, in: 0...60, "barge-in convergedDecibels")
             try AudioFrontEndError.check(bandTop, in: 0...7, "barge-in bandTop")
+            try AudioFrontEndError.check(fastHoldDecibels, in: 0...30, "barge-in fastHoldDecibels")
         }
     }
 }

@@ -69,7 +69,9 @@ struct BargeInDetector {
                           belowReductionDecibels: Float, level: Float, mic: Float, reference: Float,
                           bandExcess: Float = 0) -> Bool {
         referenceEnvelope = max(reference, referenceEnvelope - decayPerFrame)
-        let pathGain = fastRate > 0 ? max(echoPathGain, fastPathGain) : echoPathGain
+        let holding = fastRate > 0 && settings.fastHoldDecibels > 0
+            && fastPathGain - echoPathGain > settings.fastHoldDecibels
+        let pathGain = fastRate > 0 && settings.fastHoldDecibels == 0 ? max(echoPathGain, fastPathGain) : echoPathGain
         let broadband = mic - (referenceEnvelope + pathGain)
         let excess = settings.bandWeight > 0 ? (1 - settings.bandWeight) * min(broadband, 20)
             + settings.bandWeight * bandExcess : broadband
@@ -125,7 +127,7 @@ struct BargeInDetector {
             && (gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames))
         let sequential = settings.evidenceDecibels > 0 && gainFrames >= evidenceWarmUpFrames
             && evidenceFrames >= evidenceMinimumFrames && evidence >= settings.evidenceDecibels
-        guard run || sequential else { return false }
+        guard (run || sequential) && !holding else { return false }
         if !run { runStartFrame = evidenceStartFrame }
         evidence = 0
         evidenceFrames = 0

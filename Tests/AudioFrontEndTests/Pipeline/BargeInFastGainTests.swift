@@ -50,7 +50,8 @@ final class BargeInFastGainTests: XCTestCase {
     func testValidates() {
         for change: (inout FrontEndConfiguration.BargeIn) -> Void in [{ $0.fastGainMilliseconds = -10 },
                                                                       { $0.fastGainMilliseconds = 105 },
-                                                                      { $0.bandTop = 8 }] {
+                                                                      { $0.bandTop = 8 },
+                                                                      { $0.fastHoldDecibels = -1 }] {
             var settings = FrontEndConfiguration.BargeIn()
             change(&settings)
             XCTAssertThrowsError(try settings.validate())
