@@ -91,8 +91,8 @@ extension FrontEndConfiguration {
         /// follows within about this time instead of the slow gain's seconds. 0 = off (the slow gain alone);
         /// 0...5000, multiple of 10. Off by default: on tuning material (branch barge22, closed loop) 200 ms took
         /// away the RT60 0.9 s room's false barge-ins but missed more talkers (tuning half 3 -> 9 of 47, median 250
-        /// -> 420 ms) and did not follow `path_moved`'s change (decided 130-200 ms after it, on frames the gate
-        /// passes as speech and that are never learned). Scripts/scenarios/README.md, branch barge22.
+        /// -> 420 ms) and did not follow `path_moved`'s change (decided 130-200 ms after it, presumably on frames the
+        /// gate passes as speech, which are never learned). Scripts/scenarios/README.md, branch barge22.
         public var fastGainMilliseconds: Int = 0
         /// The band excess is the mean of this many loudest bands' excess (1...7) instead of the mean over all the
         /// bands (0): a talker under the echo stands above it most in a few bands. 0...7. Off by default: 2-4
