@@ -3,7 +3,7 @@ import AudioFrontEnd
 /// `--barge-in off|KEY=VALUE,...` of `afe process`: the barge-in decision's settings for tuning on the scenario
 /// matrix (``FrontEndConfiguration/BargeIn``); keys not given keep the library's defaults.
 enum BargeInOption {
-    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms"
+    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db"
 
     static func parse(_ text: String, into configuration: inout FrontEndConfiguration) throws {
         guard text != "off" else { configuration.bargeIn = nil; return }
@@ -26,6 +26,9 @@ enum BargeInOption {
             case "band-weight": settings.bandWeight = number
             case "converged-db": settings.convergedDecibels = number
             case "unconverged-ms": settings.unconvergedAfterMilliseconds = whole
+            case "fast-gain-ms": settings.fastGainMilliseconds = whole
+            case "band-top": settings.bandTop = whole
+            case "fast-hold-db": settings.fastHoldDecibels = number
             default: throw ArgumentReader.Failure(message: "--barge-in: unknown key '\(key)' (keys: \(keys))")
             }
         }

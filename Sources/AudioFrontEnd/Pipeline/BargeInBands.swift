@@ -23,13 +23,20 @@ final class BargeInBands {
     private let bins: UnsafeMutableBufferPointer<(Int, Int)>
     private let envelope: UnsafeMutableBufferPointer<Float>
     private let gain: UnsafeMutableBufferPointer<Float>
+    /// The fast path gain per band (``FrontEndConfiguration/BargeIn/fastGainMilliseconds``), its rate per frame
+    /// (0 = off), the bands' excess this frame and how many loudest ones the mean takes (0 = all).
+    private let fastGain: UnsafeMutableBufferPointer<Float>
+    private let fastRate: Float
+    private let excess: UnsafeMutableBufferPointer<Float>
+    private let top: Int
     private let micLevels: UnsafeMutableBufferPointer<Float>
     private let referenceLevels: UnsafeMutableBufferPointer<Float>
     private let bands: Int
     private var gainFrames = 0
     private let decayPerFrame: Float
 
-    init(sampleRate: Int, frameLength: Int, reverberationMilliseconds: Int) {
+    init(sampleRate: Int, frameLength: Int, reverberationMilliseconds: Int, fastGainMilliseconds: Int = 0,
+         top: Int = 0, pessimistic: Bool = true) {
         var n = 2
         while n < frameLength { n *= 2 }
         fft = ComplexFFT(length: n)
@@ -55,6 +62,10 @@ final class BargeInBands {
         micLevels = .zeroed(capacity: max(1, bands))
         referenceLevels = .zeroed(capacity: max(1, bands))
         decayPerFrame = 600 / Float(reverberationMilliseconds)
+        fastGain = .zeroed(capacity: max(1, bands))
+        fastRate = fastGainMilliseconds > 0 && pessimistic ? min(1, 10 / Float(fastGainMilliseconds)) : 0
+        excess = .zeroed(capacity: max(1, bands))
+        self.top = top > 0 ? min(top, bands) : bands
     }
 
     deinit {
@@ -64,6 +75,8 @@ final class BargeInBands {
         bins.deallocate()
         envelope.deallocate()
         gain.deallocate()
+        fastGain.deallocate()
+        excess.deallocate()
         micLevels.deallocate()
         referenceLevels.deallocate()
     }
@@ -90,14 +103,28 @@ final class BargeInBands {
         analyse(mic, into: micLevels)
         analyse(reference, into: referenceLevels)
         if echoOnly { gainFrames += 1 }
-        var sum: Float = 0
         for b in 0..<bands {
             envelope[b] = max(referenceLevels[b], envelope[b] - decayPerFrame)
             if echoOnly, envelope[b] > -100 {
                 gain[b] += max(0.01, 1 / Float(gainFrames)) * (micLevels[b] - envelope[b] - gain[b])
+                fastGain[b] += max(fastRate, 1 / Float(gainFrames)) * (micLevels[b] - envelope[b] - fastGain[b])
             }
-            sum += min(20, max(-10, micLevels[b] - (envelope[b] + gain[b])))
+            let predicted = envelope[b] + (fastRate > 0 ? max(gain[b], fastGain[b]) : gain[b])
+            excess[b] = min(20, max(-10, micLevels[b] - predicted))
         }
-        return gainFrames < BargeInDetector.gainWarmUpFrames ? 0 : sum / Float(bands)
+        guard gainFrames >= BargeInDetector.gainWarmUpFrames else { return 0 }
+        var sum: Float = 0
+        guard top < bands else {
+            for b in 0..<bands { sum += excess[b] }
+            return sum / Float(bands)
+        }
+        // The mean of the `top` largest (a partial selection sort in place; at most 7 bands).
+        for i in 0..<top {
+            var best = i
+            for j in (i + 1)..<bands where excess[j] > excess[best] { best = j }
+            if best != i { excess.swapAt(i, best) }
+            sum += excess[i]
+        }
+        return sum / Float(top)
     }
 }

@@ -85,6 +85,23 @@ extension FrontEndConfiguration {
         /// (`generate.py --extra-bargein 3`) 29 -> 23 of 111 onsets missed, median 330 -> 310 ms, 0 false in
         /// double talk either way; 9 extra hard echo-only scenes (`--extra-echo 3`) the same 2 false.
         public var unconvergedAfterMilliseconds: Int
+        /// A second, fast echo path gain (its time constant, ms) beside the slow one (1/n, then 1 s), both
+        /// broadband and per band, learned on the same echo-only frames; the predicted echo takes the higher of
+        /// the two (the pessimistic one), so after an echo path change that makes the echo louder the prediction
+        /// follows within about this time instead of the slow gain's seconds. 0 = off (the slow gain alone);
+        /// 0...5000, multiple of 10. Off by default: on tuning material (branch barge22, closed loop) 200 ms took
+        /// away the RT60 0.9 s room's false barge-ins but missed more talkers (tuning half 3 -> 9 of 47, median 250
+        /// -> 420 ms) and did not follow `path_moved`'s change (decided 130-200 ms after it, presumably on frames the
+        /// gate passes as speech, which are never learned). Scripts/scenarios/README.md, branch barge22.
+        public var fastGainMilliseconds: Int = 0
+        /// The band excess is the mean of this many loudest bands' excess (1...7) instead of the mean over all the
+        /// bands (0): a talker under the echo stands above it most in a few bands. 0...7. Off by default: 2-4
+        /// gave false barge-ins at `path_moved`'s echo path change on the tuning half (branch barge22).
+        public var bandTop: Int = 0
+        /// Experimental (branch barge22): with ``fastGainMilliseconds`` > 0, the fast gain no longer raises the
+        /// prediction; instead no decision is taken while it stands this many dB above the slow gain (an echo path
+        /// change seen on echo-only frames). 0 = off (the pessimistic maximum). 0...30.
+        public var fastHoldDecibels: Float = 0
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
@@ -134,7 +151,8 @@ extension FrontEndConfiguration {
                                          (rearmMilliseconds, 0...10000, "barge-in rearmMilliseconds"),
                                          (evidenceMinimumMilliseconds, 10...2000, "barge-in evidenceMinimumMilliseconds"),
                                          (evidenceWarmUpMilliseconds, 0...60000, "barge-in evidenceWarmUpMilliseconds"),
-                                         (unconvergedAfterMilliseconds, 0...60000, "barge-in unconvergedAfterMilliseconds")] {
+                                         (unconvergedAfterMilliseconds, 0...60000, "barge-in unconvergedAfterMilliseconds"),
+                                         (fastGainMilliseconds, 0...5000, "barge-in fastGainMilliseconds")] {
                 try AudioFrontEndError.check(value, in: range, name)
                 try AudioFrontEndError.checkMultiple(value, of: 10, name)
             }
@@ -147,6 +165,8 @@ extension FrontEndConfiguration {
             try AudioFrontEndError.check(evidenceMissDecibels, in: 0...60, "barge-in evidenceMissDecibels")
             try AudioFrontEndError.check(bandWeight, in: 0...1, "barge-in bandWeight")
             try AudioFrontEndError.check(convergedDecibels, in: 0...60, "barge-in convergedDecibels")
+            try AudioFrontEndError.check(bandTop, in: 0...7, "barge-in bandTop")
+            try AudioFrontEndError.check(fastHoldDecibels, in: 0...30, "barge-in fastHoldDecibels")
         }
     }
 }

@@ -30,6 +30,9 @@ struct BargeInDetector {
     /// mic over echo-only frames: the echo the mic would hold without a talker.
     private var referenceEnvelope: Float = -160
     private var echoPathGain: Float = 0
+    /// The fast path gain (``FrontEndConfiguration/BargeIn/fastGainMilliseconds``) and its rate per frame.
+    private var fastPathGain: Float = 0
+    private let fastRate: Float
     private var gainFrames = 0
     /// The mic's excess over the predicted echo, summed over the run's counted frames (each at most 20 dB), dB.
     private var runExcess: Float = 0
@@ -48,6 +51,7 @@ struct BargeInDetector {
         evidenceWarmUpFrames = settings.evidenceWarmUpMilliseconds / 10
         unconvergedAfterFrames = settings.unconvergedAfterMilliseconds / 10
         decayPerFrame = 600 / Float(settings.reverberationMilliseconds)
+        fastRate = settings.fastGainMilliseconds > 0 ? min(1, 10 / Float(settings.fastGainMilliseconds)) : 0
     }
 
     /// Takes frame `frame` (its index on the gate's timeline) and returns true when it completes a barge-in.
@@ -65,7 +69,10 @@ struct BargeInDetector {
                           belowReductionDecibels: Float, level: Float, mic: Float, reference: Float,
                           bandExcess: Float = 0) -> Bool {
         referenceEnvelope = max(reference, referenceEnvelope - decayPerFrame)
-        let broadband = mic - (referenceEnvelope + echoPathGain)
+        let holding = fastRate > 0 && settings.fastHoldDecibels > 0
+            && fastPathGain - echoPathGain > settings.fastHoldDecibels
+        let pathGain = fastRate > 0 && settings.fastHoldDecibels == 0 ? max(echoPathGain, fastPathGain) : echoPathGain
+        let broadband = mic - (referenceEnvelope + pathGain)
         let excess = settings.bandWeight > 0 ? (1 - settings.bandWeight) * min(broadband, 20)
             + settings.bandWeight * bandExcess : broadband
         let counted = playing && speech && aboveResidualDecibels >= settings.nearToResidualDecibels
@@ -74,6 +81,7 @@ struct BargeInDetector {
             // Echo alone: learn the path's gain (fast at first, then slow).
             gainFrames += 1
             echoPathGain += max(0.01, 1 / Float(gainFrames)) * (mic - referenceEnvelope - echoPathGain)
+            fastPathGain += max(fastRate, 1 / Float(gainFrames)) * (mic - referenceEnvelope - fastPathGain)
         }
         if counted {
             quietFrames = 0
@@ -119,7 +127,7 @@ struct BargeInDetector {
             && (gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames))
         let sequential = settings.evidenceDecibels > 0 && gainFrames >= evidenceWarmUpFrames
             && evidenceFrames >= evidenceMinimumFrames && evidence >= settings.evidenceDecibels
-        guard run || sequential else { return false }
+        guard (run || sequential) && !holding else { return false }
         if !run { runStartFrame = evidenceStartFrame }
         evidence = 0
         evidenceFrames = 0

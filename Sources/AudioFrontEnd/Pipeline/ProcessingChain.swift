@@ -181,7 +181,9 @@ final class ProcessingChain {
         bargeIn = configuration.voiceDetection == nil ? nil : configuration.bargeIn.map(BargeInDetector.init)
         let frameSamples = rate / 100
         bargeInBands = bargeIn.flatMap { $0.settings.bandWeight > 0 ? BargeInBands(
-            sampleRate: rate, frameLength: frameSamples, reverberationMilliseconds: $0.settings.reverberationMilliseconds) : nil }
+            sampleRate: rate, frameLength: frameSamples, reverberationMilliseconds: $0.settings.reverberationMilliseconds,
+            fastGainMilliseconds: $0.settings.fastGainMilliseconds, top: $0.settings.bandTop,
+            pessimistic: $0.settings.fastHoldDecibels == 0) : nil }
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         // While the cancellers pause the mic skips them, delayed as they would delay it, except the host's share.
