@@ -4,16 +4,16 @@ import AudioPlayback
 import Foundation
 import NuiSDK
 import NuiTTS
-import Synchronization
 
 /// Soaks the stream-input TTS SDK (`NeoNuiStreamInputTts`) as a device app uses it: its own playback through a
 /// sink, pushed sample for sample as a front end's echo reference while the sink's echo reaches that front end as
-/// its mic. Many answers on one instance (`tts`), or one long answer (`tts-long`).
+/// its mic. Many answers on one instance (`tts`), one long answer (`tts-long`), or many interrupted ones
+/// (`tts-bargein`, TtsSoak+BargeIn.swift).
 final class TtsSoak: @unchecked Sendable { // the main thread only; the delegate and the sink are thread-safe
-    private let options: SoakOptions
-    private let events = TtsEvents()
+    let options: SoakOptions
+    let events = TtsEvents()
     private let rate = 16000
-    private let sentences = [
+    let sentences = [
         "The kitchen light is on, and the oven will be ready in ten minutes.",
         "Tomorrow brings light rain in the morning, with sunshine after noon.",
         "Your next meeting starts at half past three in the small conference room.",
@@ -36,7 +36,7 @@ final class TtsSoak: @unchecked Sendable { // the main thread only; the delegate
     static let inputCapacityBytes = 1 << 20
 
     /// A front end whose reference the playback feeds and whose mic the sink's echo feeds; the playback on it.
-    private func makeLoop(inputCapacityBytes: Int = TtsSoak.inputCapacityBytes,
+    func makeLoop(inputCapacityBytes: Int = TtsSoak.inputCapacityBytes,
                           user: [Int16] = []) throws -> (FrontEnd, EchoSink, StreamInputTtsPlayback, NeoNuiStreamInputTts) {
         var configuration = FrontEndConfiguration()
         configuration.reference = .init(sampleRate: rate)
@@ -54,17 +54,17 @@ final class TtsSoak: @unchecked Sendable { // the main thread only; the delegate
         return (frontEnd, sink, playback, tts)
     }
 
-    private func check(_ call: String, _ code: NuiResultCode) throws {
+    func check(_ call: String, _ code: NuiResultCode) throws {
         guard code == .SUCCESS else { throw SoakFailure("\(call) returned \(code.name) (\(code.rawValue))") }
     }
 
-    private func start(_ tts: NeoNuiStreamInputTts) throws {
+    func start(_ tts: NeoNuiStreamInputTts) throws {
         try check("startStreamInputTts", ticket.withCString { t in
             parameters.withCString { p in tts.startStreamInputTts(t, parameters: p, sessionId: nil, logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false) }
         })
     }
 
-    private func send(_ tts: NeoNuiStreamInputTts, _ text: String) throws {
+    func send(_ tts: NeoNuiStreamInputTts, _ text: String) throws {
         try check("sendStreamInputTts", text.withCString { tts.sendStreamInputTts($0) })
     }
 
@@ -78,7 +78,7 @@ final class TtsSoak: @unchecked Sendable { // the main thread only; the delegate
     }
 
     /// What every run checks at its end: the playback's and the front end's accounts.
-    private func close(_ frontEnd: FrontEnd, _ sink: EchoSink, _ playback: StreamInputTtsPlayback) throws -> [String] {
+    func close(_ frontEnd: FrontEnd, _ sink: EchoSink, _ playback: StreamInputTtsPlayback) throws -> [String] {
         playback.close()
         let summary = try frontEnd.finish()
         let counts = playback.player.counts
@@ -184,94 +184,5 @@ final class TtsSoak: @unchecked Sendable { // the main thread only; the delegate
                 "sink_samples": sink.written, "rss_baseline_bytes": rss.baseline ?? 0, "rss_growth_bytes": rss.growth,
                 "heap_in_use_baseline_bytes": heap.baseline ?? 0, "heap_in_use_growth_bytes": heap.growth,
                 "wall_seconds": ((ContinuousClock.now - started).inSeconds * 100).rounded() / 100, "failures": failures]
-    }
-}
-
-extension TtsSoak {
-    /// Many answers, each interrupted: a user talks 2.5 s into every answer (2.1 s of the near-end vector, over the
-    /// echo), barge-in (on, the front end as its source) stops the answer and drops the task's connection, and the
-    /// next answer connects anew. Every answer ends (interrupted, or drained when no decision came); at least 90 %
-    /// are interrupted; resident memory, heap in use, threads and open files after answer 10 against the end.
-    /// `tasks` in the figures counts the answers that were not interrupted: those the server finished.
-    func runBargeIns() throws -> [String: Any] {
-        let vector = try AudioFile(contentsOf: "TestVectors/nearend_16k.wav")
-        let user = vector.samples[Int(2.9 * 16000)..<Int(5.0 * 16000)].map { Int16(clamping: Int(($0 * 32767).rounded())) }
-        let (frontEnd, sink, playback, tts) = try makeLoop(user: user)
-        try check("enableBargeIn", tts.enableBargeIn(true))
-        var failures: [String] = []
-        var figures = RunFigures()
-        let started = ContinuousClock.now
-        let text = sentences[0] + " " + sentences[1] + " " + sentences[2]
-        for task in 1...options.dialogs {
-            let before = events.counts
-            try start(tts)
-            sink.talk(afterMilliseconds: 2500)
-            try send(tts, text)
-            guard events.wait(rearmed: task, timeout: 60) else {
-                throw SoakFailure("answer \(task): neither interrupted nor played out within 60 s (\(events.counts))")
-            }
-            let after = events.counts
-            if after.interrupted == before.interrupted { // no decision: the answer played to its end
-                _ = tts.stopStreamInputTts() // NO_DIALOG once synthesis completed by itself
-            } else if after.interruptions != after.interrupted {
-                failures.append("answer \(task): \(after.interrupted) interrupted events but \(after.interruptions) interruption callbacks")
-            }
-            if let failure = events.failure { throw SoakFailure("answer \(task): \(failure)") }
-            figures.sample(task - 1, of: options.dialogs)
-        }
-        try check("enableBargeIn(false)", tts.enableBargeIn(false))
-        tts.setPlayback(nil)
-        failures += try close(frontEnd, sink, playback)
-        failures += figures.failures(rssLimit: options.rssLimitBytes, heapLimit: options.heapLimitBytes, what: "answer")
-        let counts = events.counts
-        if counts.interrupted * 10 < options.dialogs * 9 {
-            failures.append("\(counts.interrupted) of \(options.dialogs) answers interrupted (at least 90 % expected)")
-        }
-        return figures.fields.merging(["tasks": options.dialogs - counts.interrupted, "answers": options.dialogs,
-                                       "interrupted": counts.interrupted, "sink_samples": sink.written,
-                                       "wall_seconds": ((ContinuousClock.now - started).inSeconds * 100).rounded() / 100,
-                                       "failures": failures]) { $1 }
-    }
-}
-
-/// The device: what the playback writes is played into a room whose echo (half the amplitude, no delay) is the
-/// front end's mic, one buffer per write; paced by the playback's clock (`--realtime`) or about 20 times faster.
-/// With a user (``talk(afterMilliseconds:)``), the user's speech is added to the mic that long after the next answer's
-/// first sample, once.
-final class EchoSink: PlaybackSink, @unchecked Sendable { // the playback thread writes; `written` is read after it stopped
-    private let frontEnd: FrontEnd
-    private let realtime: Bool
-    private var echo = [Int16](repeating: 0, count: 4800)
-    private(set) var written = 0
-    /// The user's speech, and when it starts: samples after the next answer's first one (set by ``talk``), then
-    /// its index in the written stream once that answer began.
-    private let user: [Int16]
-    private let userDelay = Atomic<Int>(-1)
-    private var userStart: Int?
-
-    init(frontEnd: FrontEnd, realtime: Bool, user: [Int16] = []) {
-        self.frontEnd = frontEnd
-        self.realtime = realtime
-        self.user = user
-    }
-
-    /// The user talks `milliseconds` after the next answer's first sample (16 kHz). Any thread.
-    func talk(afterMilliseconds milliseconds: Int) { userDelay.store(milliseconds * 16, ordering: .releasing) }
-
-    func write(_ samples: UnsafeBufferPointer<Int16>) {
-        let n = min(samples.count, echo.count)
-        let delay = userDelay.load(ordering: .acquiring)
-        if delay >= 0, let first = samples[0..<n].firstIndex(where: { $0 != 0 }) {
-            userStart = written + first + delay
-            userDelay.store(-1, ordering: .releasing)
-        }
-        for i in 0..<n {
-            var mic = Int(samples[i]) / 2
-            if let start = userStart, written + i >= start, written + i - start < user.count { mic += Int(user[written + i - start]) }
-            echo[i] = Int16(clamping: mic)
-        }
-        _ = echo.withUnsafeBufferPointer { frontEnd.pushMic(samples: UnsafeBufferPointer(rebasing: $0[0..<n])) }
-        written += n
-        if !realtime { usleep(500) }
     }
 }
