@@ -81,7 +81,9 @@ struct BargeInDetector {
             // Echo alone: learn the path's gain (fast at first, then slow).
             gainFrames += 1
             echoPathGain += max(0.01, 1 / Float(gainFrames)) * (mic - referenceEnvelope - echoPathGain)
-            fastPathGain += max(fastRate, 1 / Float(gainFrames)) * (mic - referenceEnvelope - fastPathGain)
+            if fastRate > 0 {
+                fastPathGain += max(fastRate, 1 / Float(gainFrames)) * (mic - referenceEnvelope - fastPathGain)
+            }
         }
         if counted {
             quietFrames = 0

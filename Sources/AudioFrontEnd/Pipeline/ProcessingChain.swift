@@ -412,9 +412,9 @@ final class ProcessingChain {
         firstStageLevels[framesProcessed & mask] = (referenceLevel, LevelMeter.rmsDecibels(mic),
                                                     echo?.echoEstimateDecibels ?? -160)
         let then = firstStageLevels[(framesProcessed - firstStageLagFrames) & mask]
-        _ = firstStageGate!.allowsSpeech(reference: then.reference, mic: then.mic, echoEstimate: then.echo,
-                                         output: LevelMeter.rmsDecibels(UnsafeBufferPointer(processed)))
         let level = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
+        _ = firstStageGate!.allowsSpeech(reference: then.reference, mic: then.mic, echoEstimate: then.echo,
+                                         output: level)
         firstStageEvidence = !firstStageGate!.isPlaybackActive || (firstStageMargin.map { level > firstStageGate!.residualLevel + $0 }
             ?? firstStageGate!.passesMargins)
     }
