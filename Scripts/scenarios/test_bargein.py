@@ -10,6 +10,7 @@ import soundfile as sf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bargein  # noqa: E402
+import bargein_wer  # noqa: E402
 import rooms  # noqa: E402
 
 
@@ -104,6 +105,45 @@ class StoppedPlaybackTests(unittest.TestCase):
         self.assertAlmostEqual(stops[0][1], 2.0)
         self.assertEqual(len(calls), 3)  # as rendered, after the first stop, after the second
         self.assertTrue(calls[1].endswith(os.path.join("stopped", "reference.wav")))
+
+
+class InterruptingSpeechWerTests(unittest.TestCase):
+    """bargein_wer.py judges the closed loop's last output when the device stops, the scene as rendered otherwise."""
+
+    def judged(self, scene):
+        ran = []
+
+        def fake_closed_loop(afe, scene_dir, truth, args, out_dir):
+            ran.append(("closed", scene_dir))
+            sf.write(os.path.join(out_dir, "out.wav"), np.full(1600, 0.25), 16000, subtype="PCM_16")
+            return [1.2], [(1.21, 2.0)], 4.0
+
+        def fake_afe(afe, mic, reference, args, out_dir):
+            ran.append(("open", mic))
+            sf.write(os.path.join(out_dir, "out.wav"), np.zeros(1600), 16000, subtype="PCM_16")
+            return [], 4.0
+
+        def fake_recognize(x, cache_dir=None):
+            return "one two" if np.max(np.abs(x)) > 0.1 else "one"
+
+        with tempfile.TemporaryDirectory() as folder, \
+                mock.patch.object(bargein, "closed_loop", fake_closed_loop), \
+                mock.patch.object(bargein, "run_afe", fake_afe), \
+                mock.patch.object(bargein_wer.asr, "recognize", fake_recognize):
+            os.makedirs(os.path.join(folder, "out"))
+            result = bargein_wer.output_wer("afe", "mic.wav", "reference.wav", os.path.join(folder, "out"),
+                                            "one two", None, [], scene)
+        return result, ran
+
+    def test_stop_judges_the_closed_loop_output(self):
+        (wer, words, acted), ran = self.judged(("scene", {}))
+        self.assertEqual((wer, words, acted), (0.0, 2, [1.2]))
+        self.assertEqual(ran, [("closed", "scene")])
+
+    def test_continue_judges_the_scene_as_rendered(self):
+        (wer, words, acted), ran = self.judged(None)
+        self.assertEqual((wer, words, acted), (0.5, 2, []))
+        self.assertEqual(ran, [("open", "mic.wav")])
 
 
 if __name__ == "__main__":
