@@ -14,6 +14,20 @@ extension NeoNui: BargeInSource {
     /// The handler runs on the front end's drain thread, before the dialog's events; it should return quickly.
     /// Any thread.
     public func setBargeInHandler(_ handler: (@Sendable (BargeInDecision) -> Void)?) {
-        bargeInHandler.withLock { $0 = handler }
+        let box = handler.map(BargeInHandlerBox.init)
+        bargeInHandler.withLock { $0 = box }
     }
+
+    /// Passes a decision of the engine's front end to the handler set now, if any (the front end's drain thread).
+    func deliverBargeIn(_ decision: BargeInDecision) {
+        bargeInHandler.withLock { $0 }?.call(decision)
+    }
+}
+
+/// An immutable holder of the barge-in handler: a bare closure in `Mutex<(@Sendable (BargeInDecision) -> Void)?>`
+/// read with `withLock { $0 }` was wrapped in one more reabstraction thunk at every read and written back (a heap
+/// block and deeper stack per decision; AudioPlayback's `EventHandlerBox`, VoiceRecognition's `HandlerBox`).
+final class BargeInHandlerBox: Sendable {
+    let call: @Sendable (BargeInDecision) -> Void
+    init(_ call: @escaping @Sendable (BargeInDecision) -> Void) { self.call = call }
 }

@@ -107,7 +107,7 @@ extension NeoNui {
         }
         closeEngine()
         let fresh = try RecognitionEngine(configuration: configuration, drainHost: callbacks.drainHost)
-        fresh.setBargeInHandler { [weak self] decision in self?.bargeInHandler.withLock { $0 }?(decision) }
+        fresh.setBargeInHandler { [weak self] decision in self?.deliverBargeIn(decision) }
         let idle = DialogAudio(engine: fresh, echoCancellation: echoCancellation)
         lock.withLock {
             engine = fresh

@@ -64,8 +64,9 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     var engineAudio: DialogAudio?
     /// The summary of the last dialog that completed (``nui_get_dialog_summary()``).
     var lastSummary: RecognitionSummary?
-    /// The barge-in handler (``setBargeInHandler(_:)``), handed to every engine's front end.
-    let bargeInHandler = Mutex<(@Sendable (BargeInDecision) -> Void)?>(nil)
+    /// The barge-in handler (``setBargeInHandler(_:)``), handed to every engine's front end; boxed
+    /// (``BargeInHandlerBox``): read at every decision.
+    let bargeInHandler = Mutex<BargeInHandlerBox?>(nil)
     private weak var delegateReference: NeoNuiSdkDelegate?
 
     let slot = DialogSlot()

@@ -180,7 +180,7 @@ extension SynthesisPlayer {
     }
 
     func deliver(_ event: PlaybackEvent) {
-        let handler = handler.withLock { $0 }
-        handler?(event)
+        let handler = handler.withLock { $0 } // a class reference: the same closure at every event (EventHandlerBox)
+        handler?.call(event)
     }
 }

@@ -58,7 +58,7 @@ public final class SynthesisPlayer: @unchecked Sendable {
     let droppedEvents = Atomic<Int>(0)
     let shutdown = Atomic<Bool>(false)
     let workerDone = Atomic<Bool>(false)
-    let handler = Locked<(@Sendable (PlaybackEvent) -> Void)?>(nil)
+    let handler = Locked<EventHandlerBox?>(nil)
     let decodeCountsBox = Locked(DecodeCounts())
 
     // Input thread.
@@ -148,7 +148,8 @@ public final class SynthesisPlayer: @unchecked Sendable {
     /// Delivers every event to `handler` on the worker thread, in order (nil stops delivery). Any thread; the
     /// handler may call back into the player.
     public func setEventHandler(_ handler: (@Sendable (PlaybackEvent) -> Void)?) {
-        self.handler.withLock { $0 = handler }
+        let box = handler.map(EventHandlerBox.init)
+        self.handler.withLock { $0 = box }
     }
 
     /// The gain applied to what is handed to the device (and so to the reference), 0...1 (clamped). Any thread;
@@ -263,4 +264,16 @@ public final class SynthesisPlayer: @unchecked Sendable {
         if Thread.current.name == "AudioPlayback.worker" { return }
         while !workerDone.load(ordering: .acquiring) { usleep(500) }
     }
+}
+
+/// An immutable holder of the event handler. Stored as a bare closure in `Locked<(@Sendable (PlaybackEvent) ->
+/// Void)?>` and read with `withLock { $0 }` (the value passes `inout` through the generic `withLock`), every read
+/// wrapped the stored closure in one more reabstraction thunk and wrote that back: a heap block more per event,
+/// kept while the handler stayed set, and a deeper stack on the worker at every call (about 128 bytes per event in
+/// a debug build: a long-lived player would have overflowed its worker's stack). A class reference is not
+/// reabstracted, and its `let` cannot be written back. (VoiceRecognition's `HandlerBox` fixed the same for
+/// recognition events.)
+final class EventHandlerBox: Sendable {
+    let call: @Sendable (PlaybackEvent) -> Void
+    init(_ call: @escaping @Sendable (PlaybackEvent) -> Void) { self.call = call }
 }
