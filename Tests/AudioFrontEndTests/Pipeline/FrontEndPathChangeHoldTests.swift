@@ -1,3 +1,4 @@
+import AllocationCounter
 @testable import AudioFrontEnd
 import XCTest
 
@@ -64,5 +65,30 @@ final class FrontEndPathChangeHoldTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(late.min() ?? 0, target, "held windows from 0.5 s within 6 dB of before (at most 25 dB)")
         let mean = { (v: [Double]) in v.reduce(0, +) / Double(max(1, v.count)) }
         XCTAssertGreaterThan(mean(after), mean(afterPlain) + 1, "the hold raises the reduction (else it never armed)")
+    }
+
+    /// The limiter while it holds (armed, far end playing, scaling every frame) allocates nothing; the push path
+    /// with the hold configured (idle: the echo vectors have no path change) neither.
+    func testNoAllocationWhileHoldingOrIdle() throws {
+        try XCTSkipUnless(afe_allocation_counter_available() == 1, "allocation counting is off under sanitizers")
+        var limiter = PathChangeOutputLimiter(depthDecibels: 25, holdMilliseconds: 1000)
+        let frame = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 160)
+        defer { frame.deallocate() }
+        afe_allocation_counter_start()
+        limiter.arm()
+        for i in 0..<120 {
+            frame.initialize(repeating: Int16(1000 + i))
+            limiter.process(frame, mic: -30, playing: true)
+        }
+        let direct = afe_allocation_counter_stop()
+        XCTAssertEqual(direct, 0, "heap allocations in 120 held frames")
+        XCTAssertEqual(limiter.limitedFrames, 100)
+        let pushed = try FrontEndLockTests.count {
+            if case .speexThenWebRTC(let speex, var webRTC) = $0.echoCancellation {
+                webRTC.pathChangeOutputDepthDecibels = 25
+                $0.echoCancellation = .speexThenWebRTC(speex, webRTC)
+            }
+        }.allocations
+        XCTAssertEqual(pushed, 0, "heap allocations on the push thread over 800 frames after warm-up")
     }
 }
