@@ -105,9 +105,9 @@ def main():
         if sum(1 for n in (a.extra_bargein, a.extra_vad, a.extra_echo, a.extra_path) if n) > 1:
             sys.exit("generate: one of --extra-bargein, --extra-vad, --extra-echo, --extra-path")
         if a.half != "tune" or a.check or a.write_hashes:
-            sys.exit("generate: --extra-bargein / --extra-vad are tuning material: --half tune, without --check or --write-hashes")
+            sys.exit("generate: --extra-* renderings are tuning material: --half tune, without --check or --write-hashes")
         if os.path.realpath(a.out) == os.path.realpath(os.path.join(ROOT, "out", "scenarios")):
-            sys.exit("generate: --extra-bargein / --extra-vad need their own --out (not the matrix's folder)")
+            sys.exit("generate: --extra-* renderings need their own --out (not the matrix's folder)")
     if a.extra_bargein:
         specs = matrix.extra_bargein(a.half, a.extra_bargein)
     elif a.extra_vad:
