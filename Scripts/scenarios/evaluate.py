@@ -176,13 +176,18 @@ def main():
     p.add_argument("--extra-vad", type=int, default=0, metavar="N",
                    help="score the N extra VAD-in-noise renderings generate.py --extra-vad wrote into --scenarios "
                         "(tuning half only) instead of the matrix")
+    p.add_argument("--extra-path", type=int, default=0, metavar="N",
+                   help="score the N extra path-change renderings generate.py --extra-path wrote into --scenarios "
+                        "(tuning half only) instead of the matrix")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
-    if a.extra_vad and a.half != "tune":
-        sys.exit("evaluate: --extra-vad is tuning material: --half tune")
-    specs = matrix.extra_vad(a.half, a.extra_vad) if a.extra_vad else matrix.by_id(a.half, ids)
-    if a.extra_vad and ids:
+    extra = a.extra_vad or a.extra_path
+    if extra and a.half != "tune":
+        sys.exit("evaluate: --extra-vad / --extra-path are tuning material: --half tune")
+    specs = (matrix.extra_vad(a.half, a.extra_vad) if a.extra_vad else matrix.extra_path(a.half, a.extra_path)
+             if a.extra_path else matrix.by_id(a.half, ids))
+    if extra and ids:
         specs = [s for s in specs if s["id"] in set(ids)]
     if a.kinds:
         specs = [s for s in specs if s["kind"] in a.kinds.split(",")]

@@ -13,7 +13,9 @@ matrix), e.g. `--half tune --extra-bargein 2 --out out/extra`; score it with `ba
 out/extra`. --extra-vad N does the same for the two VAD-in-noise scenes (pink 0 dB, babble 10 dB:
 matrix.extra_vad), e.g. `--half tune --extra-vad 4 --out out/extra-vad`; score it with `evaluate.py --half tune
 --scenarios out/extra-vad --vad-only`. --extra-echo N: the same for the hard echo-only scenes (music, speech+music, softclip, small speaker,
-RT60 0.9 s: matrix.extra_echo), false barge-in material: `bargein.py --half tune --part echo --scenarios DIR`. --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
+RT60 0.9 s: matrix.extra_echo), false barge-in material: `bargein.py --half tune --part echo --scenarios DIR`. --extra-path N: the same
+for the two echo-path-change scenes (matrix.extra_path; the K-th pair in the K-th of living, bedroom, kitchen, meeting),
+reconvergence material: `evaluate.py --half tune --scenarios DIR --vad-only --kinds path_change`. --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
 on a difference; --write-hashes records them."""
 import argparse
 import hashlib
@@ -91,25 +93,29 @@ def main():
                    help="write N extra renderings of each VAD-in-noise scene (tuning half only, no hashes) instead")
     p.add_argument("--extra-echo", type=int, default=0, metavar="N",
                    help="write N extra renderings of each hard echo-only scene (tuning half only, no hashes) instead")
+    p.add_argument("--extra-path", type=int, default=0, metavar="N",
+                   help="write N extra renderings of each echo-path-change scene (tuning half only, no hashes) instead")
     p.add_argument("--write-hashes", action="store_true", help="record the hashes in hashes/HALF.json")
     a = p.parse_args()
     ids = None
     if a.only:
         ids = matrix.CI_SLICE if a.only == "ci" else a.only.split(",")
-    extra = a.extra_bargein or a.extra_vad or a.extra_echo
+    extra = a.extra_bargein or a.extra_vad or a.extra_echo or a.extra_path
     if extra:
-        if sum(1 for n in (a.extra_bargein, a.extra_vad, a.extra_echo) if n) > 1:
-            sys.exit("generate: one of --extra-bargein, --extra-vad, --extra-echo")
+        if sum(1 for n in (a.extra_bargein, a.extra_vad, a.extra_echo, a.extra_path) if n) > 1:
+            sys.exit("generate: one of --extra-bargein, --extra-vad, --extra-echo, --extra-path")
         if a.half != "tune" or a.check or a.write_hashes:
-            sys.exit("generate: --extra-bargein / --extra-vad are tuning material: --half tune, without --check or --write-hashes")
+            sys.exit("generate: --extra-* renderings are tuning material: --half tune, without --check or --write-hashes")
         if os.path.realpath(a.out) == os.path.realpath(os.path.join(ROOT, "out", "scenarios")):
-            sys.exit("generate: --extra-bargein / --extra-vad need their own --out (not the matrix's folder)")
+            sys.exit("generate: --extra-* renderings need their own --out (not the matrix's folder)")
     if a.extra_bargein:
         specs = matrix.extra_bargein(a.half, a.extra_bargein)
     elif a.extra_vad:
         specs = matrix.extra_vad(a.half, a.extra_vad)
     elif a.extra_echo:
         specs = matrix.extra_echo(a.half, a.extra_echo)
+    elif a.extra_path:
+        specs = matrix.extra_path(a.half, a.extra_path)
     else:
         specs = matrix.by_id(a.half, ids)
     if extra and ids:

@@ -272,6 +272,25 @@ def extra_echo(half, n):
     tuning material from the tuning half (`generate.py --extra-echo`), beside the matrix and never in it."""
     return _extra(half, n, ECHO_HARD_TEMPLATE)
 
+PATH_TEMPLATE = [t for t in TEMPLATE if t[1] == "path_change"]
+PATH_ROOMS = ["living", "bedroom", "kitchen", "meeting"]
+
+
+def extra_path(half, n):
+    """`n` extra renderings of each echo-path-change template entry (device moved, door opened), ids ID_xK
+    (K = 1..n), the K-th in room PATH_ROOMS[(K - 1) % 4] (the template's RT60 range kept only in its own room):
+    the half's own pools, every other value drawn from a new seed (half, ID, "extra", K). Reconvergence tuning
+    material from the tuning half (`generate.py --extra-path`), beside the matrix and never in it."""
+    near_sentences = _near_sentences(half)
+    specs = []
+    for k in range(1, n + 1):
+        for sid, kind, fixed in PATH_TEMPLATE:
+            room = PATH_ROOMS[(k - 1) % len(PATH_ROOMS)]
+            f = dict(fixed) if room == fixed["room"] else {a: v for a, v in fixed.items() if a != "rt60_range"}
+            f["room"] = room
+            specs.append(_spec(half, f"{sid}_x{k}", kind, f, near_sentences, seed=seed_of(half, sid, "extra", k)))
+    return specs
+
 def by_id(half, ids=None):
     specs = scenarios(half)
     if ids:

@@ -50,6 +50,17 @@ class RegenerationTests(unittest.TestCase):
         self.assertEqual(keep(specs["rate_16k"]), keep(specs["rate_44k"]))
 
 
+    def test_extra_path_scenes_are_new_tuning_draws_in_four_rooms(self):
+        specs = matrix.extra_path("tune", 4)
+        self.assertEqual([s["id"] for s in specs[:2]], ["path_moved_x1", "path_door_x1"])
+        self.assertEqual({s["room"] for s in specs}, set(matrix.PATH_ROOMS))
+        self.assertEqual({s["path_change"] for s in specs}, {"moved", "door"})
+        self.assertFalse({s["id"] for s in specs} & {s["id"] for s in matrix.scenarios("tune")})
+        self.assertEqual(json.dumps(specs), json.dumps(matrix.extra_path("tune", 4)))  # deterministic
+        base = {s["id"]: s for s in matrix.scenarios("tune")}
+        self.assertNotEqual(specs[0]["delay_ms"], base["path_moved"]["delay_ms"])
+
+
 class MetricTests(unittest.TestCase):
     def test_wer_counts_substitutions_insertions_deletions(self):
         self.assertEqual(M.wer("turn the lights off", "turn the lights off"), 0.0)

@@ -67,6 +67,12 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         public var pathChangeSuppressionLevel: SuppressionLevel?
         /// Playback time (frames with a non-silent reference) the raised level lasts, 10...10000 ms. Default 2000.
         public var pathChangeMilliseconds: Int = 2000
+        /// AEC2 behind speex in the front end's chain only: after a detected echo path change the chain holds its
+        /// delivered output this many dB under the mic for ``pathChangeOutputMilliseconds`` of playback
+        /// (`PathChangeOutputLimiter`); nil: not (default; opt-in, issue 12, reconv23), 0...60.
+        public var pathChangeOutputDepthDecibels: Float?
+        /// Playback time of that hold, 10...10000 ms. Default 1000.
+        public var pathChangeOutputMilliseconds: Int = 1000
 
         public init() {}
 
@@ -122,6 +128,11 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
                                      "\(component) stream delay (ms)")
         try AudioFrontEndError.check(configuration.pathChangeMilliseconds, in: 10...10000,
                                      "\(component) path change suppression (ms)")
+        try AudioFrontEndError.check(configuration.pathChangeOutputMilliseconds, in: 10...10000,
+                                     "\(component) path change output hold (ms)")
+        if let depth = configuration.pathChangeOutputDepthDecibels {
+            try AudioFrontEndError.check(Int(depth), in: 0...60, "\(component) path change output depth (dB)")
+        }
         var config = WebRTCAudioProcessor.defaultConfiguration(sampleRate: rate)
         switch configuration.mode {
         case .aec2:

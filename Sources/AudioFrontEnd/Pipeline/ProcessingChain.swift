@@ -24,6 +24,9 @@ final class ProcessingChain {
     /// on to AEC2 (``WebRTCEchoCanceller/echoPathChanged()``). nil for other chains.
     private let pathChangeLink: (speex: SpeexEchoCanceller, aec2: WebRTCEchoCanceller)?
     private var speexResetsSeen = 0
+    /// Holds the delivered output under the mic for a while after such a reset (nil: off,
+    /// ``WebRTCEchoCanceller/Configuration/pathChangeOutputDepthDecibels``).
+    @exclusivity(unchecked) private var pathLimiter: PathChangeOutputLimiter?
     private let noise: (any NoiseSuppressor)?
     /// The WebRTC canceller whose `AudioProcessing` also runs WebRTC NS and/or the WebRTC VAD (issue 13: one band
     /// split instead of one instance per stage), or nil. It runs on every frame: while the cancellers pause it
@@ -124,8 +127,10 @@ final class ProcessingChain {
         (echo, secondEcho) = try Self.makeEcho(configuration.echoCancellation, rate: rate, hosting: hosted)
         host = hosted.noise == nil && hosted.voice == nil ? nil : (secondEcho ?? echo) as? WebRTCEchoCanceller
         if let speex = echo as? SpeexEchoCanceller, let aec2 = secondEcho as? WebRTCEchoCanceller,
-           aec2.configuration.pathChangeSuppressionLevel != nil {
+           aec2.configuration.pathChangeSuppressionLevel != nil || aec2.configuration.pathChangeOutputDepthDecibels != nil {
             pathChangeLink = (speex, aec2)
+            pathLimiter = aec2.configuration.pathChangeOutputDepthDecibels.map {
+                PathChangeOutputLimiter(depthDecibels: $0, holdMilliseconds: aec2.configuration.pathChangeOutputMilliseconds) }
         } else {
             pathChangeLink = nil
         }
@@ -326,6 +331,7 @@ final class ProcessingChain {
             if let link = pathChangeLink, link.speex.divergenceResets != speexResetsSeen {
                 speexResetsSeen = link.speex.divergenceResets
                 link.aec2.echoPathChanged()
+                pathLimiter?.arm()
             }
             secondEcho?.streamDelayMilliseconds = residual
             _ = secondEcho?.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),
@@ -391,7 +397,8 @@ final class ProcessingChain {
         let delivered = lateEcho == nil ? frame
             : suppressLateEcho(frame, echoEstimate: played ? echoLevel : LevelMeter.floorDecibels, active: played,
                                nearEndPossible: allowed || lateEchoFarEndOnly && !farEndOnly)
-        let speech = output.process(delivered, position: emitted, speechAllowed: segmentAllowed,
+        let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played),
+                                    position: emitted, speechAllowed: segmentAllowed,
                                     duringPlayback: speechGate.isPlaybackActive,
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
@@ -429,6 +436,20 @@ final class ProcessingChain {
         lateEcho!.process(copy, echoEstimate: echoEstimate, active: active, nearEndPossible: nearEndPossible)
         return UnsafeBufferPointer(copy)
     }
+
+    /// `frame` (the delivered output) through ``pathLimiter`` (not nil), in ``suppressed``. Out of line, as
+    /// ``suppressLateEcho(_:echoEstimate:active:nearEndPossible:)``.
+    @inline(never)
+    private func limitAfterPathChange(_ frame: UnsafeBufferPointer<Int16>, mic: Float, playing: Bool) -> UnsafeBufferPointer<Int16> {
+        guard !pathLimiter!.isIdle else { return frame }
+        let copy = UnsafeMutableBufferPointer(rebasing: suppressed[0..<frame.count])
+        if frame.baseAddress != UnsafePointer(suppressed.baseAddress) { _ = copy.update(fromContentsOf: frame) }
+        pathLimiter!.process(copy, mic: mic, playing: playing)
+        return UnsafeBufferPointer(copy)
+    }
+
+    /// Frames the path-change hold scaled down (``pathLimiter``). Processing thread.
+    var pathLimitedFrames: Int { pathLimiter?.limitedFrames ?? 0 }
 
     /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
     /// `levels`: of the output, the echo the canceller predicted, the mic and the aligned reference, dBFS.
