@@ -69,7 +69,8 @@ public final class WebRTCEchoCanceller: EchoCanceller, @unchecked Sendable {
         public var pathChangeMilliseconds: Int = 2000
         /// AEC2 behind speex in the front end's chain only: after a detected echo path change the chain holds its
         /// delivered output this many dB under the mic for ``pathChangeOutputMilliseconds`` of playback
-        /// (`PathChangeOutputLimiter`); nil: not (default; opt-in, issue 12, reconv23), 0...60.
+        /// (`PathChangeOutputLimiter`); nil: not (the default here; the front end's chain sets 25 dB,
+        /// ``FrontEndConfiguration/defaultEchoCancellation``), 0...60.
         public var pathChangeOutputDepthDecibels: Float?
         /// Playback time of that hold, 10...10000 ms. Default 1000.
         public var pathChangeOutputMilliseconds: Int = 1000

@@ -275,6 +275,19 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// (`path_door_living_x7` 4.11 s, `path_door_x1` 0.68 s). Other tuning kinds: output bit for bit unchanged
     /// (no reset fires there). Test half, run once (2026-12-03): `path_moved` 1.52 -> 0.86 s, `path_door` 0.55 s.
     /// `aec2-change-level=-1` of `afe process --echo-chain` turns it off.
+    ///
+    /// After such a clear the delivered output is also held at least 25 dB under the mic for 1 s of playback
+    /// (``WebRTCEchoCanceller/Configuration/pathChangeOutputDepthDecibels``, `PathChangeOutputLimiter`; the VAD,
+    /// gate and barge-in still judge the cancellers' output): the new path's echo passes the re-adapting chain at
+    /// 5-20 dB of reduction for about a second. Chosen on tuning material (branch reconv23, 2026-12-04): the tuning
+    /// half's `path_moved` and 12 more path-change scenes drawn from its pools (`generate.py --extra-path 6`),
+    /// reconvergence mean 0.46 -> 0.32 s, 5 -> 2 of 14 above 0.5 s (the two doors, where no clear fires); 20 dB or
+    /// 500 ms not enough, 30 dB or 2 s no better; the 23 other tuning scenes and 14 extra double-talk scenes
+    /// unchanged bit for bit (no clear fires). Test half, run once (2026-12-04): `path_moved` 0.86 -> 0.23 s,
+    /// `path_door` 0.55 s either way; output changed in `path_moved`, `drift_m100` and `dt_ser0` (WER 0.860 ->
+    /// 0.825, PESQ 1.207 -> 1.218, STOI 0.723 -> 0.720), mean ERLE per kind equal or up to +0.05 dB. Its cost: a
+    /// talker in the held second after a clear is turned down too. `path-depth-db=-1` of `afe process
+    /// --echo-chain` turns it off.
     public static var defaultEchoCancellation: EchoCancellation {
         var speex = SpeexEchoCanceller.Configuration()
         speex.tailMilliseconds = 128
@@ -290,6 +303,8 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         webRTC.extendedFilter = false
         webRTC.pathChangeSuppressionLevel = .high
         webRTC.pathChangeMilliseconds = 4000
+        webRTC.pathChangeOutputDepthDecibels = 25
+        webRTC.pathChangeOutputMilliseconds = 1000
         return .speexThenWebRTC(speex, webRTC)
     }
 
