@@ -86,13 +86,6 @@ public struct LateEchoSuppressor: Sendable {
                 target = nearEndPossible && configuration.spareNearEnd ? 1 : max(floorGain, 1 - residual / power).squareRoot()
             }
         }
-        guard target != 1 || gain != 1 else { return }
-        let step = (target - gain) / Float(frame.count)
-        var g = gain
-        for i in frame.indices {
-            g += step
-            frame[i] = Int16(clamping: Int((Float(frame[i]) * g).rounded()))
-        }
-        gain = target
+        gain = GainRamp.apply(frame, from: gain, to: target)
     }
 }

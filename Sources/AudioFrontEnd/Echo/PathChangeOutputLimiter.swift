@@ -51,23 +51,12 @@ struct PathChangeOutputLimiter {
         var target: Float = 1
         if framesLeft > 0, playing {
             framesLeft -= 1
-            var sum: Float = 0
-            for x in frame { let v = Float(x); sum += v * v }
-            let power = sum / Float(max(1, frame.count)) / (32768 * 32768)
-            let output = 10 * log10f(max(power, 1e-16))
-            let excess = output - (mic - depthDecibels)
+            let excess = LevelMeter.rmsDecibels(UnsafeBufferPointer(frame)) - (mic - depthDecibels)
             if excess > 0 {
                 target = powf(10, -excess / 20)
                 limitedFrames += 1
             }
         }
-        guard target != 1 || gain != 1 else { return }
-        let step = (target - gain) / Float(frame.count)
-        var g = gain
-        for i in frame.indices {
-            g += step
-            frame[i] = Int16(clamping: Int((Float(frame[i]) * g).rounded()))
-        }
-        gain = target
+        gain = GainRamp.apply(frame, from: gain, to: target)
     }
 }
