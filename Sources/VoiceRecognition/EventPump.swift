@@ -27,8 +27,14 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
     private let ended = DispatchSemaphore(value: 0)
     private let pollInterval: TimeInterval
 
+    /// Messages the queue (and the batch it is swapped with) hold without growing: a post allocates only when more
+    /// than this many wait at once. A dialog with a tap posts a few a second (telemetry, speech), so a thread held
+    /// off by a loaded machine for seconds still finds room; an allocation at a grow would land on the drain thread.
+    static let reservedMessages = 64
+
     init(pollInterval: TimeInterval = 0.05) {
         self.pollInterval = pollInterval
+        queue.reserveCapacity(Self.reservedMessages)
     }
 
     /// Starts the thread; `handle` receives each batch of messages (possibly empty, on a poll) and returns
@@ -39,6 +45,7 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
             defer { ended.signal() } // after `handle` and what it held are gone
             condition.withLock { threadId = pthread_self() }
             var batch: [Message] = [] // swapped with `queue`: each keeps its storage, no allocation per batch
+            batch.reserveCapacity(Self.reservedMessages)
             while true {
                 condition.lock()
                 if queue.isEmpty && !stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: pollInterval)) }
