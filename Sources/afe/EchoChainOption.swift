@@ -4,7 +4,7 @@ import AudioFrontEnd
 /// ``FrontEndConfiguration/defaultEchoCancellation``) for tuning on the scenario matrix; keys not given keep the
 /// library's defaults (`tail-ms` without `grow-tail-ms` turns the tail's growth off). Only with `--aec default`.
 enum EchoChainOption {
-    static let keys = "tail-ms, suppress-db, suppress-active-db, aec2-level (0 low, 1 moderate, 2 high), aec2-extended (0 or 1), blocks (1, 2, 4, 5 or 8), residual (0 or 1), grow-tail-ms (0: never), grow-limit-db, reset-db (-99: off), reset-frames, aec2-change-level (-1 off, 0 low, 1 moderate, 2 high), aec2-change-ms, path-depth-db (-1: off), path-hold-ms"
+    static let keys = "tail-ms, suppress-db, suppress-active-db, aec2-level (0 low, 1 moderate, 2 high), aec2-extended (0 or 1), blocks (1, 2, 4, 5 or 8), residual (0 or 1), residual-ms (0: speexdsp's preprocessor, 1...5: the low-delay suppressor), grow-tail-ms (0: never), grow-limit-db, reset-db (-99: off), reset-frames, aec2-change-level (-1 off, 0 low, 1 moderate, 2 high), aec2-change-ms, path-depth-db (-1: off), path-hold-ms"
 
     static func parse(_ text: String, into chain: inout FrontEndConfiguration.EchoCancellation) throws {
         guard case .speexThenWebRTC(var speex, var webRTC) = chain else {
@@ -29,6 +29,7 @@ enum EchoChainOption {
                 if number >= 0 && webRTC.pathChangeSuppressionLevel == nil {
                     throw ArgumentReader.Failure(message: "--echo-chain: aec2-change-level takes -1, 0, 1 or 2, not \(number)")
                 }
+            case "residual-ms": speex.lowDelayResidualMilliseconds = number == 0 ? nil : number
             case "aec2-change-ms": webRTC.pathChangeMilliseconds = number
             case "path-depth-db": webRTC.pathChangeOutputDepthDecibels = number < 0 ? nil : Float(number)
             case "path-hold-ms": webRTC.pathChangeOutputMilliseconds = number

@@ -60,6 +60,19 @@ final class EchoCancellerContractTests: XCTestCase {
                 try SpeexEchoCanceller(configuration: blocks)
             }
         }
+        for ms in [0, 6] {
+            var lowDelay = Speex()
+            lowDelay.lowDelayResidualMilliseconds = ms
+            assertThrows(.invalidConfiguration, naming: ["low-delay residual", "\(ms)"], "speex low-delay residual \(ms) ms") {
+                try SpeexEchoCanceller(configuration: lowDelay)
+            }
+        }
+        var denoising = Speex()
+        denoising.lowDelayResidualMilliseconds = 3
+        denoising.denoise = true
+        assertThrows(.invalidConfiguration, naming: ["low-delay", "denoise"], "speex low-delay residual with denoise") {
+            try SpeexEchoCanceller(configuration: denoising)
+        }
         var loud = Speex()
         loud.echoSuppressDecibels = 5
         assertThrows(.invalidConfiguration, naming: ["echo suppress", "5"], "speex echo suppress +5 dB") {
@@ -214,6 +227,9 @@ final class EchoCancellerContractTests: XCTestCase {
                 backends = [try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate)),
                             try SpeexEchoCanceller(configuration: Speex(sampleRate: rate))]
             }
+            var lowDelay = Speex(sampleRate: rate)
+            lowDelay.lowDelayResidualMilliseconds = 3
+            backends.append(try SpeexEchoCanceller(configuration: lowDelay))
             for canceller in backends {
                 let n = canceller.frameLength
                 let frames = s.mic.count / n
@@ -260,7 +276,13 @@ extension EchoCancellerContractTests {
                 speex.blocksPerFrame = count
                 return try SpeexEchoCanceller(configuration: speex)
             }
-            var cancellers: [EchoCanceller] = [try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate)),
+            // The low-delay residual suppressor: its filter's half length (1 and 3 ms: 16 and 48 samples at 16 kHz).
+            let lowDelay = try [1, 3].map { ms -> EchoCanceller in
+                var speex = Speex(sampleRate: rate)
+                speex.lowDelayResidualMilliseconds = ms
+                return try SpeexEchoCanceller(configuration: speex)
+            }
+            var cancellers: [EchoCanceller] = lowDelay + [try WebRTCEchoCanceller(configuration: WebRTC(sampleRate: rate)),
                                                try SpeexEchoCanceller(configuration: Speex(sampleRate: rate)),
                                                try SpeexEchoCanceller(configuration: linear)] + blocks + [
                                                try PassthroughEchoCanceller(configuration: .init(sampleRate: rate))]

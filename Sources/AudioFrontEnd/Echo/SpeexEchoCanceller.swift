@@ -27,6 +27,10 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         /// reduction from 20.5 to 32.8 dB, at a cost to the near end during double talk (magnitude SDR
         /// 17.4 → 11.0 dB, level -0.2 → -1.5 dB) and one frame of latency (``latencySamples``).
         public var residualEchoSuppression: Bool = true
+        /// With ``residualEchoSuppression``: nil runs speexdsp's preprocessor (one block of delay, its weighted
+        /// overlap-add); 1...5 runs ``LowDelayEchoSuppressor`` instead, whose output lags by this many ms (its
+        /// gains found on the same two-block window, applied by a filter of twice this length). Default nil.
+        public var lowDelayResidualMilliseconds: Int?
         /// Maximum residual-echo attenuation while only the far end talks, -100...0 dB. Default -40 (speexdsp's).
         public var echoSuppressDecibels: Int = -40
         /// Maximum residual-echo attenuation while the near end talks too, -100...0 dB. Default -15 (speexdsp's).
@@ -93,6 +97,8 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
     static let warmUpFrames = 300
     private let grownScratch: UnsafeMutableBufferPointer<Int16>
     private var preprocessor: SpeexPreprocessor?
+    /// The residual-echo suppressor when ``Configuration/lowDelayResidualMilliseconds`` is set.
+    private let suppressor: LowDelayEchoSuppressor?
     /// The filter's output before the preprocessor, so `output` may alias `capture`.
     private let scratch: UnsafeMutableBufferPointer<Int16>
 
@@ -130,14 +136,26 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
                 throw error
             }
         }
-        if c.residualEchoSuppression || c.denoise {
+        if let ms = c.lowDelayResidualMilliseconds {
+            try AudioFrontEndError.check(ms, in: 1...5, "speex echo canceller low-delay residual (ms)")
+            if c.denoise {
+                throw AudioFrontEndError(.invalidConfiguration, "speex echo canceller: the low-delay residual suppressor does not denoise; use a noise suppression stage")
+            }
+        }
+        let lowDelay = c.residualEchoSuppression ? c.lowDelayResidualMilliseconds : nil
+        suppressor = lowDelay.map {
+            LowDelayEchoSuppressor(settings: .init(sampleRate: c.sampleRate, frameLength: length, delayMilliseconds: $0,
+                                                   suppressDecibels: c.echoSuppressDecibels,
+                                                   suppressActiveDecibels: c.echoSuppressActiveDecibels))
+        }
+        if (c.residualEchoSuppression && lowDelay == nil) || c.denoise {
             let settings = SpeexPreprocessor.Settings(
                 sampleRate: c.sampleRate, frameLength: block, denoise: c.denoise,
                 noiseSuppressDecibels: c.noiseSuppressDecibels, echoSuppressDecibels: c.echoSuppressDecibels,
                 echoSuppressActiveDecibels: c.echoSuppressActiveDecibels)
             do {
                 preprocessor = try SpeexPreprocessor(settings: settings,
-                                                     echoState: c.residualEchoSuppression ? state : nil,
+                                                     echoState: c.residualEchoSuppression && lowDelay == nil ? state : nil,
                                                      component: "speex echo canceller")
             } catch {
                 speex_echo_state_destroy(state)
@@ -207,6 +225,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
             }
             preprocessor?.run(filtered + start)
         }
+        suppressor?.process(filtered, mic: mic)
         estimate = LevelMeter.decibels(meanSquare: Double(sum) / Double(frameLength) / (32768.0 * 32768.0))
         out.update(from: filtered, count: frameLength)
         if monitor != nil || divergence != nil {
@@ -256,8 +275,9 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
     public var tailGrown: Bool { growth == .grown }
 
     /// One block (``Configuration/blocksPerFrame``) with the preprocessor (its overlap-add window spans two
-    /// blocks), else 0 (measured by `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
-    public var latencySamples: Int { preprocessor == nil ? 0 : blockLength }
+    /// blocks), ``LowDelayEchoSuppressor/delay`` with that suppressor (and the preprocessor's block too when it
+    /// also denoises), else 0 (measured by `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
+    public var latencySamples: Int { (preprocessor == nil ? 0 : blockLength) + (suppressor?.delay ?? 0) }
     private let blockLength: Int
 
     /// Level (dBFS) of the MDF filter's echo estimate in the last frame (capture minus the filter's output,
@@ -279,6 +299,7 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
         divergence?.reset()
         preprocessor?.attach(echoState: shortState)
         preprocessor?.reset()
+        suppressor?.reset()
         scratch.update(repeating: 0)
         estimate = LevelMeter.floorDecibels
     }
