@@ -18,7 +18,8 @@ import Darwin
 /// ``Settings/suppressActiveDecibels`` while the near end talks too (judged per frame: the error's level over
 /// noise plus predicted echo, 0 dB far end alone, 4 dB and more near end, released by 0.8 a frame). The gains
 /// become a zero-phase impulse response truncated to ±``delay`` samples (Hann-tapered), and the frame is filtered
-/// through it, cross-fading from the previous frame's filter: the output lags the input by ``delay`` samples.
+/// through it, its coefficients moving from the previous frame's in 2 ms steps: the output lags the input by
+/// ``delay`` samples. About 0.1 M instructions per 10 ms at 16 kHz (1.10 × the default chain with it).
 ///
 /// The constants were chosen on the scenario matrix's tuning half only (`evaluate.py --half tune`, echo,
 /// echo_hard, drift, path-change and double-talk kinds; README, "Latency").
