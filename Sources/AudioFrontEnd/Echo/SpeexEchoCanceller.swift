@@ -275,9 +275,9 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
     public var tailGrown: Bool { growth == .grown }
 
     /// One block (``Configuration/blocksPerFrame``) with the preprocessor (its overlap-add window spans two
-    /// blocks), ``LowDelayEchoSuppressor/delay`` with that suppressor (and the preprocessor's block too when it
-    /// also denoises), else 0 (measured by `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
-    public var latencySamples: Int { (preprocessor == nil ? 0 : blockLength) + (suppressor?.delay ?? 0) }
+    /// blocks), ``LowDelayEchoSuppressor/delay`` with that suppressor instead (the two never run together: it
+    /// refuses denoise), else 0 (measured by `EchoCancellerContractTests.testDeclaredLatencyIsMeasured`).
+    public var latencySamples: Int { suppressor?.delay ?? (preprocessor == nil ? 0 : blockLength) }
     private let blockLength: Int
 
     /// Level (dBFS) of the MDF filter's echo estimate in the last frame (capture minus the filter's output,
