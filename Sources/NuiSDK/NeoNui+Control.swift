@@ -24,7 +24,10 @@ extension NeoNui {
         }
         guard let running else { return (.NUI_ERR_INTERNAL, nil) }
         logger.info("nui_dialog_cancel: dialog \(running.number)\(force ? ", forced" : "")")
-        if force { return (.SUCCESS, forceEnd(running)) }
+        if force {
+            beforeForcedEnd?()
+            return (.SUCCESS, forceEnd(running))
+        }
         if current == .stopping { return (.SUCCESS, nil) }
         lock.withLock {
             setState(.stopping)

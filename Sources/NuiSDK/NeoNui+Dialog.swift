@@ -172,7 +172,9 @@ extension NeoNui {
     }
 
     /// Marks `running` ended (state back to ready when it is the current dialog, its audio path closed), then
-    /// posts STATE_PAUSE (once per dialog) and `event` (the terminal event, if any: the dialog's last callback). Returns the clean-up to run without locks.
+    /// posts STATE_PAUSE (once per dialog) and `event` (the terminal event, if any: the dialog's last callback).
+    /// The first end of a dialog claims it under the lock and only that one runs `event`: a forced cancel or a release
+    /// racing the core's own completion or error ends the dialog once. Returns the clean-up to run without locks.
     func endDialog(_ running: RunningDialog, detach: Bool = false, event: (() -> Void)? = nil) -> () -> Void {
         if detach { running.core.setOutputTap(nil) } // the drain posts nothing of the dialog after this
         closeAudio(of: running)
@@ -190,7 +192,7 @@ extension NeoNui {
         }
         running.audio.recorder?.stop() // the WAVs are complete when the app hears of the end
         if pause { deliverAudioState(.STATE_PAUSE) }
-        event?() // the dialog's last callback
+        if !cleaned { event?() } // the dialog's last callback, from whichever end came first
         return { running.cleanUp(alreadyCleaned: cleaned) }
     }
 }

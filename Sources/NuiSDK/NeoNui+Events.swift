@@ -47,7 +47,7 @@ extension NeoNui {
             logger.error("dialog \(number) failed: \(error.message) (\(code.name) \(code.rawValue))\(callbackDropsLine(running))")
             endDialog(running) {
                 self.deliverEvent(.EVENT_ASR_ERROR, dialog: number, asrResult: error.message, response: response, finish: true,
-                                  code: code, of: running)
+                                  code: code) // endDialog runs it only if this end came first: no detached check
             }()
         case .completed(var summary):
             summary.drops.eventsDropped += droppedCallbacks.exchange(0, ordering: .relaxed)
@@ -57,7 +57,7 @@ extension NeoNui {
             lock.withLock { lastSummary = redacted }
             endDialog(running) {
                 self.deliverEvent(.EVENT_TRANSCRIBER_COMPLETE, dialog: number, asrResult: response, response: response,
-                                  finish: true, of: running)
+                                  finish: true) // only if this end came first (endDialog)
             }()
         }
     }

@@ -86,6 +86,9 @@ public final class NeoNui: @unchecked Sendable { // mutable state under `lock`; 
     /// Test hooks: the pull-mode pace (1 = real time) and the mic-silence timeout.
     var pullSpeed: Double = 1
     var micSilenceTimeout: Duration = .seconds(2)
+    /// Test hook: runs in a forced `nui_dialog_cancel` after it took the running dialog, before it ends it (so a
+    /// test can let the core complete the dialog in between).
+    var beforeForcedEnd: (() -> Void)?
 
     /// A separate instance (tests; apps use ``get_instance()``).
     init() {

@@ -19,7 +19,8 @@ final class RunningDialog: @unchecked Sendable { // mutable flags under NeoNui.l
     private let detachedFlag = Atomic<Bool>(false)
     /// Whether STATE_PAUSE was reported.
     var pauseReported = false
-    /// Whether the threads and files were stopped.
+    /// Whether the dialog was ended (``NeoNui/endDialog(_:detach:event:)``): its terminal event posted by the
+    /// first end, its threads and files stopped or being stopped.
     var cleanedUp = false
     /// The task id once the service started the task.
     var taskId: String?
