@@ -173,20 +173,19 @@ def main():
                         "general = the bundled general LM, pruned (the judge before 2026-12-01)")
     p.add_argument("--vad-only", action="store_true",
                    help="score ERLE, delay and VAD only: no PocketSphinx WER, PESQ-WB or STOI (quick, for tuning)")
-    p.add_argument("--extra-vad", type=int, default=0, metavar="N",
-                   help="score the N extra VAD-in-noise renderings generate.py --extra-vad wrote into --scenarios "
-                        "(tuning half only) instead of the matrix")
-    p.add_argument("--extra-path", type=int, default=0, metavar="N",
-                   help="score the N extra path-change renderings generate.py --extra-path wrote into --scenarios "
-                        "(tuning half only) instead of the matrix")
+    extra_kinds = {"vad": "VAD-in-noise", "path": "path-change", "echo": "hard echo-only", "bargein": "double-talk"}
+    for name, what in extra_kinds.items():
+        p.add_argument(f"--extra-{name}", type=int, default=0, metavar="N",
+                       help=f"score the N extra {what} renderings generate.py --extra-{name} wrote into --scenarios "
+                            "(tuning half only) instead of the matrix")
     p.add_argument("--enforce", help="JSON list of threshold names that must pass (exit 1 if one fails)")
     a = p.parse_args()
     ids = matrix.CI_SLICE if a.only == "ci" else (a.only.split(",") if a.only else None)
-    extra = a.extra_vad or a.extra_path
+    extra = next(((getattr(a, f"extra_{name}"), getattr(matrix, f"extra_{name}")) for name in extra_kinds
+                  if getattr(a, f"extra_{name}")), None)
     if extra and a.half != "tune":
-        sys.exit("evaluate: --extra-vad / --extra-path are tuning material: --half tune")
-    specs = (matrix.extra_vad(a.half, a.extra_vad) if a.extra_vad else matrix.extra_path(a.half, a.extra_path)
-             if a.extra_path else matrix.by_id(a.half, ids))
+        sys.exit("evaluate: --extra-vad / --extra-path / --extra-echo / --extra-bargein are tuning material: --half tune")
+    specs = extra[1](a.half, extra[0]) if extra else matrix.by_id(a.half, ids)
     if extra and ids:
         specs = [s for s in specs if s["id"] in set(ids)]
     if a.kinds:
