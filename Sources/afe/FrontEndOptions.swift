@@ -55,7 +55,7 @@ struct FrontEndOptions {
     static let usage = """
                        [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
-                       [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--vad-voicing off|on|ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]]] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
+                       [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--vad-voicing off|on|quiet|ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]]] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
                        [--echo-chain KEY=VALUE,...] (tuning, --aec default: \(EchoChainOption.keys))
                        [--transparency on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
                        [--far-end-only off|on|KEY=VALUE,...] (tuning: \(FarEndOnlyOption.keys))

@@ -61,6 +61,37 @@ final class VoiceActivityVoicingTests: XCTestCase {
         XCTAssertLessThan(with.detector.noisePeriodicity, 0.4, "the noise's learned periodicity")
     }
 
+    /// While the far end plays the front end suspends the rule (the default detector's `whilePlaying` is false):
+    /// then the harmonic sound is judged on energy alone, and the noise's periodicity is not learned (residual
+    /// echo is voiced and would teach the noise a pitch).
+    func testSuspendedVoicingJudgesOnEnergyAloneAndLearnsNoPitch() throws {
+        let defaults = FrontEndConfiguration.VoiceDetection.defaultEnergyDetector
+        XCTAssertEqual(defaults.voicing?.whilePlaying, false, "the front end's default: the rule outside playback")
+        XCTAssertEqual(defaults.voicing?.marginDecibels, EnergyVoiceActivityDetector.Configuration.Voicing().marginDecibels)
+        let voiced = 600..<900
+        let samples = signal(frames: 1200, voicedFrames: voiced, seed: 11)
+        let suspended = try EnergyVoiceActivityDetector(defaults), free = try EnergyVoiceActivityDetector(defaults)
+        var hits = (suspended: 0, free: 0)
+        var learned: Float = 0
+        samples.withUnsafeBufferPointer { all in
+            for f in 0..<(all.count / 160) {
+                suspended.suspendsVoicing = (500..<900).contains(f)
+                if f == 500 { learned = suspended.noisePeriodicity }
+                let frame = UnsafeBufferPointer(rebasing: all[(f * 160)..<((f + 1) * 160)])
+                _ = suspended.process(frame)
+                _ = free.process(frame)
+                if f == 899 { XCTAssertEqual(suspended.noisePeriodicity, learned, "no pitch learned while suspended") }
+                if voiced.contains(f) {
+                    hits.suspended += suspended.isSpeech ? 1 : 0
+                    hits.free += free.isSpeech ? 1 : 0
+                }
+            }
+        }
+        XCTAssertLessThan(learned, 0.4, "the noise's periodicity was learned before")
+        XCTAssertLessThan(Double(hits.suspended) / Double(voiced.count), 0.2, "suspended: harmonic frames 3 dB over the noise called speech")
+        XCTAssertGreaterThan(Double(hits.free) / Double(voiced.count), 0.8, "not suspended: the rule finds them")
+    }
+
     func testNoisePeriodicityStartsHighSoTheRuleWaitsForTheNoise() throws {
         var c = FrontEndConfiguration.VoiceDetection.defaultEnergyDetector
         c.voicing = .init()

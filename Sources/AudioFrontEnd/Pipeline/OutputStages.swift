@@ -10,6 +10,8 @@ final class OutputStages {
     /// The detector when it is the energy one and the onset follows its noise deviation.
     private let fluctuationDetector: EnergyVoiceActivityDetector?
     private let fluctuatingNoiseOnset: FrontEndConfiguration.FluctuatingNoiseOnset?
+    /// The energy detector when its voicing rule is off during playback (``EnergyVoiceActivityDetector/Configuration/Voicing/whilePlaying``).
+    private let quietVoicingDetector: EnergyVoiceActivityDetector?
     /// Never fed without voice detection (it stays idle). Not optional: an optional of this struct took an
     /// out-of-line enum-tag call on each of the frame's accesses.
     private var segmenter: SpeechSegmenter
@@ -60,11 +62,13 @@ final class OutputStages {
                 c.sampleRate = rate
                 detector = try hostedDetector ?? WebRTCVoiceActivityDetector(c)
                 fluctuationDetector = nil
+                quietVoicingDetector = nil
             case .energy(var c):
                 c.sampleRate = rate
                 let energy = try EnergyVoiceActivityDetector(c)
                 detector = energy
                 fluctuationDetector = detection.fluctuatingNoiseOnset == nil ? nil : energy
+                quietVoicingDetector = c.voicing?.whilePlaying == false ? energy : nil
             }
             var s = detection.segmenter
             s.sampleRate = rate
@@ -78,6 +82,7 @@ final class OutputStages {
         } else {
             detector = nil
             fluctuationDetector = nil
+            quietVoicingDetector = nil
             fluctuatingNoiseOnset = nil
             segmenter = try SpeechSegmenter(SpeechSegmenter.Configuration())
             onset = SpeechSegmenter.Onset(frames: 1)
@@ -146,6 +151,7 @@ final class OutputStages {
         var detected = false
         // Optional chaining on the stored detector: binding it to a local retained and released it every frame.
         if detector != nil {
+            quietVoicingDetector?.suspendsVoicing = duringPlayback
             if position < processingDelaySamples {
                 // The stages' start-up, not mic audio: its zeros would teach the detector a silent noise floor.
                 handle(segmenter.process(isSpeech: false, detectorSpeech: false, onset: onset))

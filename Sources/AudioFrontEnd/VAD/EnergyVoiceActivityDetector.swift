@@ -104,6 +104,11 @@ public final class EnergyVoiceActivityDetector: VoiceActivityDetector {
     public private(set) var frameDecibels: Float = -120
     /// The last frame's periodicity (``VoicingMeter``), 0...1; 0 without ``Configuration/voicing``. Real-time safe to read.
     public private(set) var framePeriodicity: Float = 0
+    /// While true the voicing rule (``Configuration/voicing``) is off and the noise's periodicity is not learned
+    /// (nor the frame's measured: ``framePeriodicity`` is 0): the front end sets it while the far end plays when
+    /// the rule is not to apply then (``Configuration/Voicing/whilePlaying``), so residual echo, which is voiced,
+    /// does not teach the noise a pitch. Set it before ``process(_:)``; real-time safe.
+    public var suspendsVoicing = false
     /// The noise's typical periodicity, learned with the noise mean from 1 (before any noise was heard: every
     /// noise counts as periodic until shown otherwise); 1 without ``Configuration/voicing``.
     /// Real-time safe to read.
@@ -163,14 +168,14 @@ public final class EnergyVoiceActivityDetector: VoiceActivityDetector {
         let energy = Float(10 * log10(sum / Double(frameLength) / (32768.0 * 32768.0) + 1e-12))
         frameDecibels = energy
         let floor = trackFloor(energy)
-        let periodicity = voicingMeter?.periodicity() ?? 0
+        let periodicity = suspendsVoicing ? 0 : voicingMeter?.periodicity() ?? 0
         framePeriodicity = periodicity
         if !hasNoiseEstimate { noiseMean = energy; hasNoiseEstimate = true }
         noiseMean = max(noiseMean, floor)
 
         let margin = max(configuration.thresholdDecibels, configuration.deviationFactor * noiseDeviation)
         let onset = noiseMean + margin
-        let voiced = configuration.voicing.map {
+        let voiced = suspendsVoicing ? false : configuration.voicing.map {
             $0.isVoiced(periodicity: periodicity, noisePeriodicity: noiseVoicing, energyAboveNoise: energy - noiseMean,
                         noiseDeviation: noiseDeviation)
         } ?? false
@@ -190,7 +195,7 @@ public final class EnergyVoiceActivityDetector: VoiceActivityDetector {
         if !inSpeech && energy < floor + Self.maximumMeanAboveFloor + margin {
             noiseMean += adaptation * (energy - noiseMean)
             noiseDeviation += adaptation * (abs(energy - noiseMean) - noiseDeviation)
-            if voicingMeter != nil { noiseVoicing += adaptation * (periodicity - noiseVoicing) }
+            if voicingMeter != nil && !suspendsVoicing { noiseVoicing += adaptation * (periodicity - noiseVoicing) }
         }
         noiseMean = min(noiseMean, floor + Self.maximumMeanAboveFloor)
         isSpeech = inSpeech

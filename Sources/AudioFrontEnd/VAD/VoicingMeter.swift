@@ -4,7 +4,8 @@
 ///
 /// The samples are low-passed (two Butterworth sections at `cutoffHz`: voiced speech's strong harmonics lie below
 /// about 1 kHz, a clatter's or a hiss's ringing above it) and averaged in groups of `sampleRate / 8000` (about
-/// 8 kHz) before the correlation, which then costs about 320 × 115 multiply-adds per 10 ms frame.
+/// 8 kHz) before the correlation, which then costs about 320 × 115 multiply-adds per 10 ms frame, taken eight at
+/// a time (`SIMD8`).
 ///
 /// Lifecycle: create (allocates) → ``add(_:)`` per sample and ``periodicity()`` per frame (real-time safe: no
 /// allocation, locks or system calls) → ``reset()``. One thread at a time.
@@ -70,9 +71,23 @@ final class VoicingMeter {
         for i in 0..<n { energy[i + 1] = energy[i] + ordered[i] * ordered[i] }
         guard energy[n] > 1e-6 else { return 0 }
         var best: Float = 0
+        let base = UnsafeRawPointer(ordered.baseAddress!)
+        let stride = MemoryLayout<Float>.stride
         for lag in minimumLag...maximumLag {
-            var sum: Float = 0
-            for i in lag..<n { sum += ordered[i] * ordered[i - lag] }
+            // sum over i of ordered[lag + i] * ordered[i], eight products at a time
+            let count = n - lag
+            var lanes = SIMD8<Float>.zero
+            var i = 0
+            while i + 8 <= count {
+                lanes += base.loadUnaligned(fromByteOffset: (lag + i) * stride, as: SIMD8<Float>.self)
+                    * base.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
+                i += 8
+            }
+            var sum = lanes.sum()
+            while i < count {
+                sum += ordered[lag + i] * ordered[i]
+                i += 1
+            }
             guard sum > 0 else { continue }
             let power = (energy[n] - energy[lag]) * energy[n - lag]
             guard power > 0 else { continue }

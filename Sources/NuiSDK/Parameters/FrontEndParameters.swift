@@ -75,9 +75,10 @@ struct FrontEndParameters: Equatable {
         let sensitivity = try reader.double("vad_sensitivity", -1...1) ?? speechNoiseThreshold ?? 0
         if try reader.flag("enable_vad") ?? manual {
             let threshold = try SpeechNoiseThreshold(Float(sensitivity))
+            var energy = EnergyVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold)
+            energy.voicing = FrontEndConfiguration.VoiceDetection.quietVoicing
             let detector: FrontEndConfiguration.VoiceDetector = backend == "webrtc"
-                ? .webRTC(WebRTCVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold))
-                : .energy(EnergyVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold))
+                ? .webRTC(WebRTCVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold)) : .energy(energy)
             voiceDetection = FrontEndConfiguration.VoiceDetection(
                 detector: detector, segmenter: SpeechSegmenter.Configuration(endSilenceMilliseconds: endSilence))
         }
