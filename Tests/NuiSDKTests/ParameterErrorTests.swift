@@ -207,6 +207,15 @@ final class ParameterErrorTests: XCTestCase {
         let push = try params.withCString { try RecognitionParameters(json: $0, for: manual) { warnings.append($0) } }
         XCTAssertEqual(push.frontEnd.echoCancellation, FrontEndConfiguration.defaultEchoCancellation, "push mode: AEC on by default")
         XCTAssertEqual(push.frontEnd.voiceDetection?.segmenter.endSilenceMilliseconds, 1300)
+        var library = FrontEndConfiguration.VoiceDetection()
+        library.segmenter.endSilenceMilliseconds = 1300
+        XCTAssertEqual(push.frontEnd.voiceDetection, library, "the VAD: the Swift API's tuned defaults")
+        let sensitive = NuiHarness.json(NuiHarness.recognitionParameters().merging(["vad_sensitivity": -1]) { $1 })
+        let low = try sensitive.withCString { try RecognitionParameters(json: $0, for: manual) { warnings.append($0) } }
+        guard case .energy(let energy)? = low.frontEnd.voiceDetection?.detector else { return XCTFail("the energy VAD") }
+        XCTAssertEqual(energy.thresholdDecibels, 3, accuracy: 1e-5, "vad_sensitivity -1: 2 dB under the default 5 dB")
+        XCTAssertEqual(energy.releaseDecibels, 1.2, accuracy: 1e-5)
+        XCTAssertEqual(energy.voicing, FrontEndConfiguration.VoiceDetection.quietVoicing)
         XCTAssertNil(push.dashScope.maxSentenceSilenceMilliseconds, "unset: the service's default applies")
         XCTAssertEqual(push.finishTimeoutMilliseconds, 10000)
         let connection: ConnectionOptions

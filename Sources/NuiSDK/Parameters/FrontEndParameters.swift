@@ -75,15 +75,29 @@ struct FrontEndParameters: Equatable {
         let sensitivity = try reader.double("vad_sensitivity", -1...1) ?? speechNoiseThreshold ?? 0
         if try reader.flag("enable_vad") ?? manual {
             let threshold = try SpeechNoiseThreshold(Float(sensitivity))
-            var energy = EnergyVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold)
-            energy.voicing = FrontEndConfiguration.VoiceDetection.quietVoicing
-            let detector: FrontEndConfiguration.VoiceDetector = backend == "webrtc"
-                ? .webRTC(WebRTCVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold)) : .energy(energy)
-            voiceDetection = FrontEndConfiguration.VoiceDetection(
-                detector: detector, segmenter: SpeechSegmenter.Configuration(endSilenceMilliseconds: endSilence))
+            // The front end's tuned defaults (margin, hangover, voicing, onset), the margin moved by the sensitivity.
+            var detection = FrontEndConfiguration.VoiceDetection()
+            detection.segmenter.endSilenceMilliseconds = endSilence
+            if backend == "webrtc" {
+                detection.detector = .webRTC(WebRTCVoiceActivityDetector.Configuration(speechNoiseThreshold: threshold))
+            } else {
+                detection.detector = .energy(Self.energyDetector(threshold))
+            }
+            voiceDetection = detection
         }
         opusBitrate = try reader.int("opus_bitrate", 6000...510_000) ?? opusBitrate
         opusComplexity = try reader.int("opus_complexity", 0...10) ?? opusComplexity
+    }
+
+    /// The front end's default energy detector (``FrontEndConfiguration/VoiceDetection/defaultEnergyDetector``)
+    /// with its margin moved by `threshold`: 2 dB per unit of NUI's `speech_noise_threshold` / `vad_sensitivity`
+    /// (so −1…1 gives 3…7 dB around the default 5 dB), the hysteresis the same share of it (2 dB at 5 dB).
+    static func energyDetector(_ threshold: SpeechNoiseThreshold) -> EnergyVoiceActivityDetector.Configuration {
+        var energy = FrontEndConfiguration.VoiceDetection.defaultEnergyDetector
+        let scale = energy.releaseDecibels / energy.thresholdDecibels
+        energy.thresholdDecibels += 2 * threshold.value
+        energy.releaseDecibels = scale * energy.thresholdDecibels
+        return energy
     }
 
     /// The front end for mic and reference audio at `sampleRate` Hz (the output rate and Opus encoding are set by
