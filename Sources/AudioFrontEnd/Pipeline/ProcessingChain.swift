@@ -82,31 +82,9 @@ final class ProcessingChain {
     @exclusivity(unchecked) private var bargeIn: BargeInDetector?
     /// Its per-band excess (nil unless ``FrontEndConfiguration/BargeIn/bandWeight`` > 0).
     private let bargeInBands: BargeInBands?
-    /// The AEC2 stage switched to stronger settings while no near end is likely (nil: off,
-    /// ``FrontEndConfiguration/farEndOnlyEcho``), the playback frames without near-end evidence needed first,
-    /// whether the late-echo suppressor acts only then, and the count of such frames so far.
-    private let farEndOnlyStage: WebRTCEchoCanceller?
-    private let farEndOnlyQuietFrames: Int
-    private let lateEchoFarEndOnly: Bool
-    /// Whether the speech gate keeps its learned levels while the far-end-only settings run (and they wait for
-    /// the gate to converge first).
-    private let farEndOnlyFreeze: Bool
-    private var framesWithoutNearEnd = 0
-    /// A second echo speech gate on the first canceller's output (before AEC2, whose settings switch: its verdict
-    /// does not depend on them), the near-end evidence for the far-end-only settings when
-    /// ``FrontEndConfiguration/FarEndOnlyEcho/evidence`` says so; the levels (reference, mic, echo estimate) of
-    /// the last frames by frame number, for the first canceller's latency; that latency in frames.
-    @exclusivity(unchecked) private var firstStageGate: EchoSpeechGate?
-    private let firstStageLevels: UnsafeMutableBufferPointer<(reference: Float, mic: Float, echo: Float)>
-    private let firstStageLagFrames: Int
-    private var firstStageEvidence = false
-    /// With ``FrontEndConfiguration/FarEndOnlyEcho/Evidence/firstStageLevel``: how far above the first-stage
-    /// gate's residual level a frame counts as evidence, dB (nil: its margins decide).
-    private let firstStageMargin: Float?
-    /// Whether the output's gate is evidence too (``FrontEndConfiguration/FarEndOnlyEcho/evidenceFromBoth``).
-    private let evidenceFromBoth: Bool
-    /// Frames the stronger far-end-only settings applied to (``FrontEndConfiguration/farEndOnlyEcho``).
-    private(set) var farEndOnlyFrames = 0
+    /// When the AEC2 stage switches to stronger settings while no near end is likely (nil: off,
+    /// ``FrontEndConfiguration/farEndOnlyEcho``).
+    private let farEndOnly: FarEndOnlyControl?
     /// How many frames the delay estimator lags the newest mic frame.
     static let estimatorLagFrames = 2
     private var framesSincePlayback = Int.max / 2
@@ -135,31 +113,8 @@ final class ProcessingChain {
             pathChangeLink = nil
         }
         let gate = configuration.voiceDetection?.echoGate ?? FrontEndConfiguration.EchoGate()
-        if let settings = configuration.farEndOnlyEcho, let aec2 = (secondEcho ?? echo) as? WebRTCEchoCanceller,
-           aec2.configuration.mode == .aec2 {
-            try settings.validate()
-            aec2.farEndOnlySettings = .init(suppressionLevel: settings.suppressionLevel, extendedFilter: settings.extendedFilter)
-            farEndOnlyStage = aec2
-            farEndOnlyQuietFrames = settings.quietMilliseconds / 10
-            lateEchoFarEndOnly = settings.lateEchoOnly
-            farEndOnlyFreeze = settings.freezesGate
-            evidenceFromBoth = settings.evidenceFromBoth
-            switch settings.evidence {
-            case .output: firstStageMargin = nil
-            case .firstStage: firstStageMargin = nil
-            case .firstStageLevel(let margin): firstStageMargin = margin
-            }
-            firstStageGate = settings.evidence != .output && secondEcho != nil && echo?.echoEstimateDecibels != nil
-                ? EchoSpeechGate(gate) : nil
-        } else {
-            farEndOnlyStage = nil
-            farEndOnlyQuietFrames = 0
-            lateEchoFarEndOnly = false
-            farEndOnlyFreeze = false
-            evidenceFromBoth = false
-            firstStageGate = nil
-            firstStageMargin = nil
-        }
+        farEndOnly = try FarEndOnlyControl.make(configuration.farEndOnlyEcho, stage: (secondEcho ?? echo) as? WebRTCEchoCanceller,
+                                                firstStage: secondEcho == nil ? nil : echo, gate: gate)
         noise = hosted.noise == nil ? try Self.makeNoise(configuration.noiseSuppression, rate: rate) : nil
         silence = .zeroed(capacity: frameLength)
         if case .automatic(let maximum) = configuration.alignment, echo != nil {
@@ -205,9 +160,6 @@ final class ProcessingChain {
         gateReference = SampleDelay(delay: delay)
         delayedMic = .zeroed(capacity: frameLength)
         delayedReference = .zeroed(capacity: frameLength)
-        firstStageLevels = .allocate(capacity: 8)
-        firstStageLevels.initialize(repeating: (-160, -160, -160))
-        firstStageLagFrames = min(7, (echo?.latencySamples ?? 0) / frameLength)
         recentFrames = .allocate(capacity: 16)
         recentFrames.initialize(repeating: (false, -160, pow(10, -16)))
         reference = .zeroed(capacity: frameLength)
@@ -221,7 +173,6 @@ final class ProcessingChain {
         transparentMic.deallocate()
         silence.deallocate()
         recentFrames.deallocate()
-        firstStageLevels.deallocate()
         delayedMic.deallocate()
         delayedReference.deallocate()
         unshifted.deallocate()
@@ -327,7 +278,7 @@ final class ProcessingChain {
             let residual = alignment.residualMilliseconds(estimate: estimator?.delayMilliseconds)
             echo?.streamDelayMilliseconds = residual
             _ = echo?.process(capture: mic, reference: UnsafeBufferPointer(reference), output: processed)
-            if firstStageGate != nil { judgeFirstStage(mic: mic, referenceLevel: referenceLevel) }
+            if farEndOnly?.judgesFirstStage == true { judgeFirstStage(mic: mic, referenceLevel: referenceLevel) }
             if let link = pathChangeLink, link.speex.divergenceResets != speexResetsSeen {
                 speexResetsSeen = link.speex.divergenceResets
                 link.aec2.echoPathChanged()
@@ -337,7 +288,7 @@ final class ProcessingChain {
             _ = secondEcho?.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(reference),
                                     output: processed)
         } else {
-            firstStageEvidence = true
+            farEndOnly?.firstStageEvidence = true
             _ = host?.process(capture: UnsafeBufferPointer(processed), reference: UnsafeBufferPointer(silence),
                               output: processed)
         }
@@ -376,27 +327,19 @@ final class ProcessingChain {
         // the tuning half it cost double-talk segments there: onsets 0.61 -> 0.59, F1 0.72 -> 0.65).
         // While the far-end-only settings run (they lower the output of echo frames) the gate keeps the levels it
         // learned under the normal ones (a frozen gate; see farEndOnlyFreeze).
-        let frozen = farEndOnlyFreeze && farEndOnlyStage?.isFarEndOnly == true
+        let frozen = farEndOnly?.freezesGateNow == true
         let allowed = speechGate.allowsSpeech(reference: referenceLevel, mic: micLevel, echoEstimate: echoLevel,
                                               output: outputLevel, learns: !frozen)
         let segmentAllowed = allowed && (speechGate.isAboveTail || output.isInSpeechSegment)
         // Far-end-only settings: on after enough playback frames without near-end evidence, off at the first
         // frame with some (a frame past the gate's margins, an open segment) or without playback.
-        var farEndOnly = false
-        if farEndOnlyStage != nil {
-            let outputEvidence = !speechGate.isPlaybackActive || speechGate.passesMargins || output.isInSpeechSegment
-            let evidence = firstStageGate == nil ? outputEvidence
-                : firstStageEvidence || output.isInSpeechSegment || evidenceFromBoth && outputEvidence
-            framesWithoutNearEnd = evidence ? 0 : framesWithoutNearEnd + 1
-            farEndOnly = framesWithoutNearEnd > farEndOnlyQuietFrames && (!farEndOnlyFreeze || speechGate.hasConverged)
-            if farEndOnly { farEndOnlyFrames += 1 }
-            farEndOnlyStage?.setFarEndOnly(farEndOnly)
-        }
+        let farEndOnlyNow = farEndOnly?.decide(playing: speechGate.isPlaybackActive, passesMargins: speechGate.passesMargins,
+                                               converged: speechGate.hasConverged, inSegment: output.isInSpeechSegment) ?? false
         // The late-echo suppressor acts on the delivered audio only: the VAD, the gate and the barge-in decision
         // judge the cancellers' output (its pumping noise floor would read as speech onsets to the detector).
         let delivered = lateEcho == nil ? frame
             : suppressLateEcho(frame, echoEstimate: played ? echoLevel : LevelMeter.floorDecibels, active: played,
-                               nearEndPossible: allowed || lateEchoFarEndOnly && !farEndOnly)
+                               nearEndPossible: allowed || farEndOnly?.lateEchoOnly == true && !farEndOnlyNow)
         let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played),
                                     position: emitted, speechAllowed: segmentAllowed,
                                     duringPlayback: speechGate.isPlaybackActive,
@@ -411,19 +354,13 @@ final class ProcessingChain {
         emitted += n
     }
 
-    /// Feeds the first-stage gate the first canceller's output just produced, with the levels of the input it
-    /// belongs to (``firstStageLagFrames`` back), and keeps its verdict in ``firstStageEvidence``.
+    /// Feeds the far-end-only control's first-stage gate the first canceller's output just produced
+    /// (``FarEndOnlyControl/judgeFirstStage(frame:reference:mic:echo:output:)``).
     @inline(never)
     private func judgeFirstStage(mic: UnsafeBufferPointer<Int16>, referenceLevel: Float) {
-        let mask = firstStageLevels.count - 1
-        firstStageLevels[framesProcessed & mask] = (referenceLevel, LevelMeter.rmsDecibels(mic),
-                                                    echo?.echoEstimateDecibels ?? -160)
-        let then = firstStageLevels[(framesProcessed - firstStageLagFrames) & mask]
-        let level = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
-        _ = firstStageGate!.allowsSpeech(reference: then.reference, mic: then.mic, echoEstimate: then.echo,
-                                         output: level)
-        firstStageEvidence = !firstStageGate!.isPlaybackActive || (firstStageMargin.map { level > firstStageGate!.residualLevel + $0 }
-            ?? firstStageGate!.passesMargins)
+        farEndOnly!.judgeFirstStage(frame: framesProcessed, reference: referenceLevel, mic: LevelMeter.rmsDecibels(mic),
+                                    echo: echo?.echoEstimateDecibels ?? -160,
+                                    output: LevelMeter.rmsDecibels(UnsafeBufferPointer(processed)))
     }
 
     /// A copy of `frame` through the late-echo suppressor (``lateEcho``, not nil). Out of line: most chains run
@@ -447,9 +384,6 @@ final class ProcessingChain {
         pathLimiter!.process(copy, mic: mic, playing: playing)
         return UnsafeBufferPointer(copy)
     }
-
-    /// Frames the path-change hold scaled down (``pathLimiter``). Processing thread.
-    var pathLimitedFrames: Int { pathLimiter?.limitedFrames ?? 0 }
 
     /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
     /// `levels`: of the output, the echo the canceller predicted, the mic and the aligned reference, dBFS.
@@ -475,57 +409,5 @@ final class ProcessingChain {
         guard drops != lastDrops else { return }
         lastDrops = drops
         events.emitDrops(drops)
-    }
-
-    /// What the chain's last echo canceller hosts in its `AudioProcessing`: WebRTC NS and the WebRTC VAD when
-    /// that canceller is WebRTC's (AEC2 or AECM) and they are configured (nil otherwise: they run as stages of
-    /// their own).
-    private static func hostedStages(_ configuration: FrontEndConfiguration)
-        -> (noise: WebRTCNoiseSuppressor.Configuration.Level?, voice: WebRTCVoiceActivityDetector.Likelihood?) {
-        switch configuration.echoCancellation {
-        case .webRTC, .speexThenWebRTC: break
-        case .off, .speex: return (nil, nil)
-        }
-        var noise: WebRTCNoiseSuppressor.Configuration.Level?
-        if case .webRTC(let c) = configuration.noiseSuppression { noise = c.level }
-        var voice: WebRTCVoiceActivityDetector.Likelihood?
-        if case .webRTC(let c) = configuration.voiceDetection?.detector { voice = c.likelihood }
-        return (noise, voice)
-    }
-
-    private static func makeEcho(_ choice: FrontEndConfiguration.EchoCancellation, rate: Int,
-                                 hosting: (noise: WebRTCNoiseSuppressor.Configuration.Level?,
-                                           voice: WebRTCVoiceActivityDetector.Likelihood?)) throws
-        -> ((any EchoCanceller)?, (any EchoCanceller)?) {
-        switch choice {
-        case .off:
-            return (nil, nil)
-        case .webRTC(var configuration):
-            configuration.sampleRate = rate
-            return (try WebRTCEchoCanceller(configuration: configuration, hostedNoise: hosting.noise,
-                                            hostedVoice: hosting.voice), nil)
-        case .speex(var configuration):
-            configuration.sampleRate = rate
-            return (try SpeexEchoCanceller(configuration: configuration), nil)
-        case .speexThenWebRTC(var speex, var webRTC):
-            speex.sampleRate = rate
-            webRTC.sampleRate = rate
-            return (try SpeexEchoCanceller(configuration: speex),
-                    try WebRTCEchoCanceller(configuration: webRTC, hostedNoise: hosting.noise, hostedVoice: hosting.voice))
-        }
-    }
-
-    private static func makeNoise(_ choice: FrontEndConfiguration.NoiseSuppression, rate: Int) throws
-        -> (any NoiseSuppressor)? {
-        switch choice {
-        case .off:
-            return nil
-        case .webRTC(var configuration):
-            configuration.sampleRate = rate
-            return try WebRTCNoiseSuppressor(configuration: configuration)
-        case .speex(var configuration):
-            configuration.sampleRate = rate
-            return try SpeexNoiseSuppressor(configuration: configuration)
-        }
     }
 }
