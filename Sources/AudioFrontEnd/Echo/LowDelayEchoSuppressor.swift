@@ -260,7 +260,7 @@ final class LowDelayEchoSuppressor {
             let centre = history + i - delay
             var value = mixed[0] * input[centre]
             for t in 1...delay { value += mixed[t] * (input[centre - t] + input[centre + t]) }
-            frame[i] = Int16(max(-32768, min(32767, value.rounded())))
+            frame[i] = SampleConversion.clippedInt16(value)
         }
         input.update(from: input + l, count: history)
     }

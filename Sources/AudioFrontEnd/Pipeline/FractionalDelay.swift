@@ -48,7 +48,7 @@ final class FractionalDelay {
             var sum: Float = 0
             // x index for tap k: (i − (k − h + 1)) + h in the window.
             for k in 0..<(2 * h) { sum += taps[k] * Float(window[i + 2 * h - 1 - k]) }
-            destination[i] = Int16(max(-32768, min(32767, sum.rounded())))
+            destination[i] = SampleConversion.clippedInt16(sum)
         }
     }
 }

@@ -54,7 +54,7 @@ struct NearEndTransparency {
         for i in 0..<output.count {
             let a = share.start + step * Float(i + 1)
             let value = a * Float(mic[i]) + (1 - a) * Float(output[i])
-            output[i] = Int16(max(-32768, min(32767, value.rounded())))
+            output[i] = SampleConversion.clippedInt16(value)
         }
     }
 }

@@ -58,6 +58,13 @@ public enum SampleConversion {
         }
     }
 
+    /// A value already in int16 units (a filter's or a mix's output) to int16: rounded to nearest, halves away
+    /// from zero, and clipped to -32768...32767. Real-time safe.
+    @inline(__always)
+    static func clippedInt16(_ value: Float) -> Int16 {
+        Int16(max(-32768, min(32767, value.rounded())))
+    }
+
     /// One float sample to int16, rounded and clipped. NaN becomes 0. Real-time safe.
     @inline(__always)
     public static func int16(_ value: Float) -> Int16 {
