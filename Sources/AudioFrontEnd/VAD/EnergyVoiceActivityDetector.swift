@@ -19,7 +19,8 @@ import Darwin
 /// falls (short noise bursts get no hangover, so noise cannot keep itself in speech). Frames below
 /// ``Configuration/minimumSpeechDecibels`` are never speech, and the noise estimate does not learn from frames it
 /// calls speech. Any rate from 8 to 48 kHz with whole 10 ms frames. Optionally (``Configuration/voicing``, off
-/// by default) voiced frames in steady, pitch-less noise need only a small margin (``VoicingMeter``).
+/// in the detector's own defaults, on outside playback in the front end's) voiced frames in steady, pitch-less
+/// noise need only a small margin (``VoicingMeter``).
 ///
 /// This is the default backend. On flite speech in pink + 4-talker babble noise (`noisy_snr*_16k.wav`) its
 /// defaults reach a frame F1 of 0.96 at 20 dB SNR and 0.93 at 10 dB, above ``WebRTCVoiceActivityDetector`` at
@@ -55,7 +56,9 @@ public final class EnergyVoiceActivityDetector: VoiceActivityDetector {
         public var noiseAdaptationMilliseconds: Int = 500
         /// Frames quieter than this (band energy, dBFS) are never speech, -120...0. Default -70.
         public var minimumSpeechDecibels: Float = -70
-        /// A lower margin for voiced frames in steady noise (``Voicing``); nil for energy alone. Default nil.
+        /// A lower margin for voiced frames in steady noise (``Voicing``); nil for energy alone. Default nil here;
+        /// the front end's default detector sets it, off while the far end plays
+        /// (``FrontEndConfiguration/VoiceDetection/quietVoicing``).
         public var voicing: Voicing? = nil
 
         /// The defaults at `sampleRate`.
