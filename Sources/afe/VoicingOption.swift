@@ -8,11 +8,7 @@ enum VoicingOption {
     static func parse(_ text: String) throws -> EnergyVoiceActivityDetector.Configuration.Voicing? {
         if text == "off" { return nil }
         if text == "on" { return .init() }
-        if text == "quiet" { // on, but not while the far end plays
-            var voicing = EnergyVoiceActivityDetector.Configuration.Voicing()
-            voicing.whilePlaying = false
-            return voicing
-        }
+        if text == "quiet" { return FrontEndConfiguration.VoiceDetection.quietVoicing } // on, but not during playback
         let parts = text.split(separator: ",").map { Float($0) }
         guard (3...5).contains(parts.count), let above = parts[0], let margin = parts[1],
               let deviation = parts[2], let noise = parts.count >= 4 ? parts[3] : 1,

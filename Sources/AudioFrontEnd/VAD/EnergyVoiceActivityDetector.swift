@@ -178,7 +178,8 @@ public final class EnergyVoiceActivityDetector: VoiceActivityDetector {
 
         let margin = max(configuration.thresholdDecibels, configuration.deviationFactor * noiseDeviation)
         let onset = noiseMean + margin
-        let voiced = suspendsVoicing ? false : configuration.voicing.map {
+        // Suspended, the periodicity is 0, under any noise's plus the rule's margin: no frame is voiced.
+        let voiced = configuration.voicing.map {
             $0.isVoiced(periodicity: periodicity, noisePeriodicity: noiseVoicing, energyAboveNoise: energy - noiseMean,
                         noiseDeviation: noiseDeviation)
         } ?? false
