@@ -74,6 +74,7 @@ final class Outcome: @unchecked Sendable { // `value` behind `lock`
 }
 
 /// Runs async work from synchronous code and waits for it (the soak's main thread is not in a task).
+@discardableResult
 func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var result: Result<T, any Error>?

@@ -215,7 +215,7 @@ final class DelayEstimator {
     /// Forgets everything. Real-time safe.
     func reset() {
         for buffer in [crossReal, crossImaginary, recentReal, recentImaginary, micRing, referenceRing] {
-            _ = buffer.update(repeating: 0)
+            buffer.update(repeating: 0)
         }
         challenger = nil
         challengeRun = 0
@@ -283,7 +283,7 @@ final class DelayEstimator {
     private func accumulateCrossSpectrum() {
         let n = fftLength
         let re = real.baseAddress!, im = imaginary.baseAddress!
-        _ = real.update(repeating: 0)
+        real.update(repeating: 0)
         // The rings oldest first: from the write index to the end, then from the start.
         let micTail = windowLength - micNext
         (re + lagCount).update(from: micRing.baseAddress! + micNext, count: micTail)

@@ -49,7 +49,6 @@ public final class FrontEnd: @unchecked Sendable {
     /// Mic samples read from the ring for conversion (processing thread).
     let micScratch: UnsafeMutableBufferPointer<Int16>
     let referenceScratch: UnsafeMutableBufferPointer<Int16>
-    var referencePushed = 0
     /// Frames the drain thread processed (left behind by a push: ``processMicLeftBehind()``). Any thread.
     let framesProcessedByDrain = Atomic<Int>(0)
 

@@ -186,7 +186,7 @@ final class OutputStages {
         // Pad with silence if the two-stage rounding left one sample short.
         while outputCount < totalOutput {
             let n = min(resampled.count, totalOutput - outputCount)
-            _ = UnsafeMutableBufferPointer(rebasing: resampled[0..<n]).update(repeating: 0)
+            UnsafeMutableBufferPointer(rebasing: resampled[0..<n]).update(repeating: 0)
             emit(UnsafeBufferPointer(rebasing: resampled[0..<n]))
         }
         finishEncoding()

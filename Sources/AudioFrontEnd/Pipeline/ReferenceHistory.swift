@@ -268,11 +268,6 @@ final class ReferenceHistory: @unchecked Sendable {
         }
     }
 
-    /// Marks positions before `position` as used without reading them (for skipped ranges). Consumer thread.
-    func markConsumed(upTo position: Int) {
-        consumedUpTo = max(consumedUpTo, min(position, written.load(ordering: .acquiring)))
-    }
-
     private func zero(_ target: UnsafeMutablePointer<Int16>, from: Int, to: Int) {
         if to > from { (target + from).update(repeating: 0, count: to - from) }
     }
