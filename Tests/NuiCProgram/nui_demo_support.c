@@ -203,8 +203,7 @@ struct pusher {
     int reference;
     int errors;
     struct timespec start; /* both streams' clock: chunk i of either is due at start + i x 20 ms / speed */
-    size_t pushed;         /* chunks pushed so far (__atomic; read by the other thread) */
-    int done;              /* every chunk pushed (__atomic) */
+    size_t pushed;         /* chunks pushed so far, SIZE_MAX once all are (__atomic; read by the other thread) */
     struct pusher *other;
 };
 
@@ -227,8 +226,7 @@ static void *push_thread(void *argument) {
         if (when.tv_nsec >= 1000000000L) { when.tv_sec++; when.tv_nsec -= 1000000000L; }
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &when, NULL) == EINTR) {}
         struct timespec pause = {0, 1000 * 1000};
-        while (index > MAX_LEAD_CHUNKS && __atomic_load_n(&p->other->pushed, __ATOMIC_ACQUIRE) < index - MAX_LEAD_CHUNKS
-               && !__atomic_load_n(&p->other->done, __ATOMIC_ACQUIRE))
+        while (index > MAX_LEAD_CHUNKS && __atomic_load_n(&p->other->pushed, __ATOMIC_ACQUIRE) < index - MAX_LEAD_CHUNKS)
             nanosleep(&pause, NULL);
         size_t n = p->frames - at < chunk ? p->frames - at : chunk;
         const char *bytes = (const char *)(p->audio->samples + at);
@@ -237,7 +235,7 @@ static void *push_thread(void *argument) {
         if (code != SUCCESS) p->errors++;
         __atomic_store_n(&p->pushed, index + 1, __ATOMIC_RELEASE);
     }
-    __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->pushed, SIZE_MAX, __ATOMIC_RELEASE); /* done: never waited for again */
     return NULL;
 }
 
@@ -249,8 +247,7 @@ void push_both(const struct pcm16 *mic, const struct pcm16 *reference, size_t fr
     clock_gettime(CLOCK_MONOTONIC, &start);
     start.tv_nsec += 20000000L; /* both threads are running by then */
     if (start.tv_nsec >= 1000000000L) { start.tv_sec++; start.tv_nsec -= 1000000000L; }
-    struct pusher m = {mic, frames, speed, 0, 0, start, 0, 0, NULL},
-                  r = {reference, frames, speed, 1, 0, start, 0, 0, NULL};
+    struct pusher m = {mic, frames, speed, 0, 0, start, 0, NULL}, r = {reference, frames, speed, 1, 0, start, 0, NULL};
     m.other = &r;
     r.other = &m;
     pthread_t mic_thread, reference_thread;
