@@ -39,22 +39,24 @@ let package = Package(
         ),
         // The package's one Ogg Opus muxer over libogg (package API): the file writer and the streaming socket path.
         .target(name: "OggMux", dependencies: ["COgg"]),
+        // Joinable POSIX threads and the calling thread's key (package API), for every target that starts a thread.
+        .target(name: "Threads"),
         .target(
             name: "AudioFrontEnd",
-            dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "OggMux", "CSndFile"]
+            dependencies: ["CAudioShims", "CSpeexDSP", "CSampleRate", "COpus", "OggMux", "CSndFile", "Threads"]
         ),
         // Speech-synthesis playback: streaming pcm/wav/mp3/opus decoders and the player that is its own echo
         // reference. Its own target so that libmpg123 is linked only by apps that play synthesis.
-        .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus"], exclude: ["README.md"]),
-        .target(name: "SpeechStreaming", dependencies: ["CWebSockets", "COpus", "OggMux"]),
+        .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus", "Threads"], exclude: ["README.md"]),
+        .target(name: "SpeechStreaming", dependencies: ["CWebSockets", "COpus", "OggMux", "Threads"]),
         // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
         .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
-        .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming"]),
-        .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition"], exclude: ["ResultCodes.md", "Callbacks.md"]),
+        .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming", "Threads"]),
+        .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition", "Threads"], exclude: ["ResultCodes.md", "Callbacks.md"]),
         // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
         .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming", "AudioPlayback", "AudioFrontEnd"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
-        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK", "NuiTTS"]),
+        .target(name: "NuiC", dependencies: ["CNui", "NuiSDK", "NuiTTS", "Threads"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
                                                     "SpeechSynthesis", "OggMux", "NuiTTS", "AudioPlayback"]),
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -85,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AudioFrontEndTests",
-            dependencies: ["AudioFrontEnd", "AllocationCounter"]
+            dependencies: ["AudioFrontEnd", "AllocationCounter", "Threads"]
         ),
         .testTarget(
             name: "AudioPlaybackTests",

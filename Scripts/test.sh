@@ -7,11 +7,11 @@ cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/setup-python.sh # the reference server the streaming client's tests start
 swift test
-echo "== Concurrency stress test and the recognition session's lifecycle, dialogs on one engine (~35 s), NeoNui's callbacks (the front end drained on the callback thread) and state table, the TTS player's three threads, the synthesis client and NeoNuiStreamInputTts (~36 s more) under ThreadSanitizer"
+echo "== Concurrency stress test and the recognition session's lifecycle, dialogs on one engine (~35 s), NeoNui's callbacks (the front end drained on the callback thread) and state table, the TTS player's three threads, the joined network and event threads, the synthesis client and NeoNuiStreamInputTts (~36 s more) under ThreadSanitizer"
 # A report fails the step: the test process exits 66 (TSan's exitcode) and swift test with it; halt_on_error stops at
 # the first report (checked with a racy test: exit 1 from swift test, default and with halt_on_error).
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
-  swift test --sanitize=thread --scratch-path .build/tsan --filter "SanitizerSyncTests|FrontEndConcurrencyTests|FrontEndEventsBehindTests|FrontEndDrainHostTests|CallbackStallTests|ReleaseTests|RecognitionLifecycleTests|RecognitionEngineTests|SessionScopeTests|CallbackReentrancyTests|StateTableTests|AudioPlaybackTests.Player|NeoNuiStreamInputTtsTests|StreamInputTtsPlaybackTests|SynthesisSessionTests|SynthesisFailureTests|NuiCallStormTests|TtsCallStormTests"
+  swift test --sanitize=thread --scratch-path .build/tsan --filter "SanitizerSyncTests|FrontEndConcurrencyTests|FrontEndEventsBehindTests|FrontEndDrainHostTests|CallbackStallTests|ReleaseTests|RecognitionLifecycleTests|RecognitionEngineTests|SessionScopeTests|CallbackReentrancyTests|StateTableTests|AudioPlaybackTests.Player|NeoNuiStreamInputTtsTests|StreamInputTtsPlaybackTests|SynthesisSessionTests|SynthesisFailureTests|NuiCallStormTests|TtsCallStormTests|ServiceThreadTests|EventPumpTests"
 echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~1.5 min cold, ~20 s warm)"
 bash Scripts/asan-tests.sh
 echo "== Fuzz targets, 25 s each (measured 3 min 10 s cold: build ~1 min + 5 x 26 s; FuzzPlaybackDecoders adds ~26 s)"

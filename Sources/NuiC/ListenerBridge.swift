@@ -3,6 +3,7 @@ import CNui
 import Foundation
 import NuiSDK
 import Synchronization
+import Threads
 
 /// The `NeoNuiSdkDelegate` that forwards NeoNui's callbacks to the C function pointers of one `NuiSdkListener`.
 ///

@@ -58,7 +58,7 @@ final class SynthesisEngine: @unchecked Sendable {
                                            maxMessageBytes: options.maxMessageBytes)
         transport.deliversBinary = true
         transport.delegate = self
-        transport.startServiceThread()
+        try transport.startServiceThread()
     }
 
     deinit { transport.shutdown() }

@@ -1,6 +1,7 @@
 import AudioFrontEnd
 import Foundation
 import SpeechStreaming
+import Threads
 
 /// The session's own event thread: a queue of messages from the front end's drain thread, the streaming
 /// client's delivery queue and the control calls, handled one at a time, in arrival order, by `handle`.
@@ -21,9 +22,9 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
     private let condition = NSCondition()
     private var queue: [Message] = []
     private var stopping = false
-    private var threadId: pthread_t?
+    private var thread: JoinableThread?
     private var started = false
-    /// Signalled when the thread has returned (``waitUntilEnded(timeout:)``).
+    /// Signalled when the thread's loop has ended (``waitUntilEnded(timeout:)`` then joins it).
     private let ended = DispatchSemaphore(value: 0)
     private let pollInterval: TimeInterval
 
@@ -38,12 +39,15 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
     }
 
     /// Starts the thread; `handle` receives each batch of messages (possibly empty, on a poll) and returns
-    /// true when the session has ended (the thread then ends too).
-    func start(name: String, handle: @escaping @Sendable ([Message]) -> Bool) {
-        condition.withLock { started = true }
-        let thread = Thread { [self] in
-            defer { ended.signal() } // after `handle` and what it held are gone
-            condition.withLock { threadId = pthread_self() }
+    /// true when the session has ended (the thread then ends too). Returns false when the system refuses a thread
+    /// (nothing runs; ``waitUntilEnded(timeout:)`` returns at once).
+    @discardableResult
+    func start(name: String, handle: @escaping @Sendable ([Message]) -> Bool) -> Bool {
+        // Under the lock: the thread's first step takes it, so ``isPumpThread`` holds before `handle` first runs.
+        condition.lock()
+        defer { condition.unlock() }
+        thread = JoinableThread(name: name) { [self] in
+            defer { ended.signal() }
             var batch: [Message] = [] // swapped with `queue`: each keeps its storage, no allocation per batch
             batch.reserveCapacity(Self.reservedMessages)
             while true {
@@ -57,8 +61,8 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
             }
             self.stop()
         }
-        thread.name = name
-        thread.start()
+        started = thread != nil
+        return started
     }
 
     /// Queues a message. Any thread; never blocks for long (allocates: not for audio threads).
@@ -93,20 +97,19 @@ final class EventPump: @unchecked Sendable { // the queue and flags are guarded 
         }
     }
 
-    /// Waits until the thread has returned (it returns after the session's last event or ``stop()``), at most
-    /// `timeout` seconds; returns at once on the thread itself or when it never started. Returns false on timeout.
+    /// Waits until the thread has returned (it returns after the session's last event or ``stop()``) and joined
+    /// it, so nothing `handle` captured outlives this call on the pump thread; at most `timeout` seconds for the
+    /// loop to end. Returns at once on the thread itself or when it never started. Returns false on timeout.
     /// Any other thread.
     @discardableResult
     func waitUntilEnded(timeout: TimeInterval) -> Bool {
         guard condition.withLock({ started }), !isPumpThread else { return true }
         guard ended.wait(timeout: .now() + timeout) == .success else { return false }
         ended.signal() // for any other waiter
+        condition.withLock { thread }?.join() // the loop has ended: returns as soon as the closure is released
         return true
     }
 
     /// Whether the caller is the pump thread.
-    var isPumpThread: Bool {
-        condition.withLock { threadId.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-    }
+    var isPumpThread: Bool { condition.withLock { thread }?.isCurrent ?? false }
 }
-

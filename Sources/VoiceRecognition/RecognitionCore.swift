@@ -152,7 +152,10 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         if let state = shared.transition(from: [.created], to: .running) {
             throw RecognitionError.invalidState("start() needs a new session, this one is \(state)")
         }
-        startEventThread()
+        guard startEventThread() else {
+            shared.lifecycle.withLock { $0 = .ended }
+            throw RecognitionError.invalidState("the system refused the session's event thread")
+        }
         pump.post(.startRequested(at: clock.now()))
         do {
             if let engine {
@@ -270,9 +273,10 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
         pump.post(.forcedCancel)
     }
 
-    private func startEventThread() {
+    @discardableResult
+    private func startEventThread() -> Bool {
         let processor = processor
-        pump.start(name: "VoiceRecognition.events") { processor.handle($0) }
+        return pump.start(name: "VoiceRecognition.events") { processor.handle($0) }
     }
 
     /// Waits until the core's event thread has returned (after the last event, ``RecognitionEvent/isTerminal``),

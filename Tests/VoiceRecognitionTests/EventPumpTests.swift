@@ -37,4 +37,25 @@ final class EventPumpTests: XCTestCase {
         XCTAssertTrue(pump.waitUntilEnded(timeout: 10))
         XCTAssertEqual(allocations, 0, "\(EventPump.reservedMessages) posts while the thread was held")
     }
+
+    /// ``EventPump/waitUntilEnded(timeout:)`` returns once the thread has returned: nothing `handle` captured
+    /// (the dialog's processor, its core) is still held by the pump thread, so a program may exit right after
+    /// `nui_release` (a detached thread once still held it there; LeakSanitizer saw a weak reference's side table).
+    /// Both cores are kept busy so that a thread finishing after the wait would often be preempted there.
+    func testWaitUntilEndedReturnsAfterTheHandlerIsReleased() {
+        final class Captured: Sendable {}
+        afe_busy_threads_start(2)
+        defer { afe_busy_threads_stop() }
+        var stillHeld = 0
+        for _ in 0..<200 {
+            let pump = EventPump(pollInterval: 0.001)
+            var captured: Captured? = Captured()
+            weak let watched = captured
+            pump.start(name: "EventPumpTests") { [captured] _ in _ = captured; return true }
+            captured = nil
+            XCTAssertTrue(pump.waitUntilEnded(timeout: 10))
+            if watched != nil { stillHeld += 1 }
+        }
+        XCTAssertEqual(stillHeld, 0, "handlers still held by the pump thread after waitUntilEnded")
+    }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import Threads
 
 /// The drain thread: reads event records and their payloads from the ``EventChannel`` and delivers each as a
 /// ``FrontEndEvent`` to the delegate and to the async sequence, in order; after each round, processes the mic

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import Threads
 
 /// A thread of the caller's that drains front ends instead of their own drain threads (package: NeoNui's
 /// callback thread, one thread per session for the front end's events and the app's callbacks).

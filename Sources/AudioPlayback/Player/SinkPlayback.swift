@@ -1,6 +1,7 @@
 import AudioFrontEnd
 import Foundation
 import Synchronization
+import Threads
 
 /// Where ``SinkPlayback`` writes: the app's audio output, as a blocking write (an ALSA/PulseAudio simple
 /// stream, a file, a socket).
@@ -33,7 +34,7 @@ public final class SinkPlayback: @unchecked Sendable {
     public let bufferFrames: Int
     private let buffer: UnsafeMutableBufferPointer<Int16>
     private let running = Atomic<Bool>(false)
-    private let finished = Atomic<Bool>(true)
+    private let thread = Mutex<JoinableThread?>(nil)
     /// Buffers written so far. Any thread.
     public var buffersWritten: Int { written.load(ordering: .relaxed) }
     private let written = Atomic<Int>(0)
@@ -60,20 +61,25 @@ public final class SinkPlayback: @unchecked Sendable {
     /// Starts the playback thread. Any thread.
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        finished.store(false, ordering: .releasing)
-        let thread = Thread { [self] in
-            run()
-            finished.store(true, ordering: .releasing)
+        thread.withLock { thread in
+            thread = JoinableThread(name: "AudioPlayback.sink") { [self] in
+                #if canImport(Darwin)
+                pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0)
+                #endif
+                run()
+            }
+            if thread == nil { running.store(false, ordering: .releasing) } // the system refused a thread
         }
-        thread.name = "AudioPlayback.sink"
-        thread.qualityOfService = .userInteractive
-        thread.start()
     }
 
-    /// Stops the playback thread after its current buffer and waits for it. Any thread but the playback thread.
+    /// Stops the playback thread after its current buffer and waits until it has returned (nothing it held
+    /// outlives the call). Any thread; from the playback thread itself it does not wait.
     public func stop() {
         running.store(false, ordering: .releasing)
-        while !finished.load(ordering: .acquiring) { usleep(200) }
+        thread.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }?.join()
     }
 
     private func run() {

@@ -1,5 +1,6 @@
 import AudioFrontEnd
 import Foundation
+import Threads
 
 /// The worker thread: input records → decoder → decoded-sample ring, stops acknowledged, events delivered.
 extension SynthesisPlayer {
@@ -8,16 +9,13 @@ extension SynthesisPlayer {
     static let workerPollMilliseconds = 5
 
     func startWorker() {
-        let thread = Thread { [weak self] in
+        worker = JoinableThread(name: "AudioPlayback.worker") { [weak self] in
             while true {
                 guard let player = self, !player.shutdown.load(ordering: .acquiring) else { break }
                 let busy = player.workOnce()
                 if !busy { _ = player.wake.wait(timeout: .now() + .milliseconds(Self.workerPollMilliseconds)) }
             }
-            self?.workerDone.store(true, ordering: .releasing)
         }
-        thread.name = "AudioPlayback.worker"
-        thread.start()
     }
 
     /// One round: acts on a stop, delivers render events, handles one input record. Returns whether it did work

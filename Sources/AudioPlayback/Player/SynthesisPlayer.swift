@@ -2,6 +2,7 @@ import AudioFrontEnd
 import Dispatch
 import Foundation
 import Synchronization
+import Threads
 
 /// Plays synthesized speech and is its own echo reference: whatever it hands to the device is pushed to the
 /// front end's reference at the same moment, sample for sample, after volume — so the app does not push
@@ -57,7 +58,8 @@ public final class SynthesisPlayer: @unchecked Sendable {
     let refusedReferenceSamples = Atomic<Int>(0)
     let droppedEvents = Atomic<Int>(0)
     let shutdown = Atomic<Bool>(false)
-    let workerDone = Atomic<Bool>(false)
+    /// The worker thread (set once, at the end of init; nil when the system refused a thread).
+    var worker: JoinableThread?
     let handler = Locked<EventHandlerBox?>(nil)
     let decodeCountsBox = Locked(DecodeCounts())
 
@@ -255,14 +257,13 @@ public final class SynthesisPlayer: @unchecked Sendable {
         wake.signal()
     }
 
-    /// Stops the worker thread (waits for it, at most about 10 ms). Events not yet delivered are dropped.
-    /// Any thread but the worker's own (an event handler).
+    /// Stops the worker thread and waits until it has returned (at most about one round of its work). Events not
+    /// yet delivered are dropped. Any thread; from the worker's own (an event handler) it does not wait.
     public func close() {
         guard !shutdown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         detach()
         wake.signal()
-        if Thread.current.name == "AudioPlayback.worker" { return }
-        while !workerDone.load(ordering: .acquiring) { usleep(500) }
+        worker?.join() // from the worker itself: detaches it instead
     }
 }
 

@@ -1,6 +1,7 @@
 import AudioFrontEnd
 import Foundation
 import Synchronization
+import Threads
 
 /// With save_wav: the mic audio, the reference audio and the AEC output of a dialog written as 16-bit mono WAV
 /// files in debug_path (`mic.wav`, `reference.wav`, `aec_output.wav`), each capped at max_log_file_size with at
@@ -22,7 +23,7 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
     private let droppedReference = Atomic<Int>(0)
     private let droppedOutput = Atomic<Int>(0)
     private let stopped = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = Mutex<JoinableThread?>(nil)
     private let running = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -43,9 +44,7 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
 
     func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "NeoNui.debug-wav"
-        thread.start()
+        thread.withLock { $0 = JoinableThread(name: "NeoNui.debug-wav") { [self] in run() } }
     }
 
     /// Copies `bytes` (16-bit PCM) for the stream's file. Real-time safe; one producer thread per stream.
@@ -73,7 +72,11 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
     func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         stopped.signal()
-        finished.wait()
+        if let thread = thread.withLock({ $0 }) {
+            thread.join() // the files written and closed
+        } else {
+            files.forEach { $0.close() } // the system refused a thread: nothing was written
+        }
     }
 
     private func run() {
@@ -91,7 +94,6 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
             }
         }
         files.forEach { $0.close() }
-        finished.signal()
     }
 
     /// A 44-byte WAV header for 16-bit mono PCM.

@@ -1,6 +1,7 @@
 import AudioFrontEnd
 import Foundation
 import Synchronization
+import Threads
 
 /// Pull mode (`audio_update_manually` false): the SDK's audio thread asks the app for audio through
 /// `onNuiNeedAudioData` every ``chunkDuration`` and pushes what it gets into the dialog.
@@ -21,7 +22,7 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
     private let source: Source
     private let sink: Sink
     private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = Mutex<JoinableThread?>(nil)
     private let threadKey = Atomic<UInt>(0)
     private let started = Atomic<Bool>(false)
 
@@ -37,19 +38,18 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
     }
 
     func start() {
-        started.store(true, ordering: .releasing)
-        let thread = Thread { [self] in run() }
-        thread.name = "NeoNui.audio"
-        thread.stackSize = 1 << 20
-        thread.start()
+        thread.withLock { thread in
+            started.store(true, ordering: .releasing)
+            thread = JoinableThread(name: "NeoNui.audio") { [self] in run() }
+            if thread == nil { started.store(false, ordering: .releasing) } // nothing to stop or wait for
+        }
     }
 
-    /// Stops asking; waits for the thread unless called on it (from inside `onNuiNeedAudioData`). Idempotent.
+    /// Stops asking; waits until the thread has returned (nothing its closures hold outlives the call) unless
+    /// called on it (from inside `onNuiNeedAudioData`). Idempotent.
     func stop() {
         guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if threadKey.load(ordering: .acquiring) != currentThreadKey() {
-            finished.wait()
-        }
+        thread.withLock { $0 }?.join() // on the thread itself: detaches it
     }
 
     /// Whether the caller is the pull thread (inside `onNuiNeedAudioData`).
@@ -58,10 +58,7 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
     private func run() {
         threadKey.store(currentThreadKey(), ordering: .releasing)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: chunkBytes)
-        defer {
-            buffer.deallocate()
-            finished.signal()
-        }
+        defer { buffer.deallocate() }
         let period = speed > 0 ? chunkDuration / speed : 0
         var deadline = Date().timeIntervalSinceReferenceDate
         while !stopping.load(ordering: .acquiring) {

@@ -86,7 +86,7 @@ final class SessionEngine: @unchecked Sendable {
                                            connectTimeout: options.connectTimeout,
                                            maxMessageBytes: options.maxMessageBytes)
         transport.delegate = self
-        transport.startServiceThread()
+        try transport.startServiceThread()
     }
 
     deinit { transport.shutdown() }

@@ -1,6 +1,7 @@
 import CWebSockets
 import Foundation
 import Synchronization
+import Threads
 
 /// What the transport reports, always on its service thread. `package`: the speech-synthesis client
 /// (module SpeechSynthesis) runs over the same transport.
@@ -82,8 +83,7 @@ package final class WebSocketTransport: @unchecked Sendable {
     private let timer: UnsafeMutablePointer<afe_ws_timer>
     private let pacingTimer: UnsafeMutablePointer<afe_ws_timer>
     private let running = Atomic<Bool>(false)
-    private let stopped = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private var thread: JoinableThread?
 
     // Service thread only (also read by the callbacks in WebSocketTransport+Callbacks.swift).
     /// The connection in use; callbacks from any other wsi (closing ones) are not reported.
@@ -186,24 +186,29 @@ package final class WebSocketTransport: @unchecked Sendable {
     // MARK: Service thread
 
     /// Starts the service thread. Call once.
-    package func startServiceThread() {
+    /// - Throws: ``SpeechStreamingError/Code/connectionFailed`` when the system refuses a thread.
+    package func startServiceThread() throws {
         running.store(true, ordering: .sequentiallyConsistent)
-        let thread = Thread { [self] in
+        thread = JoinableThread(name: "SpeechStreaming.network") { [self] in
             while running.load(ordering: .sequentiallyConsistent) {
                 lws_service(context, 0)
             }
-            stopped.signal()
         }
-        thread.name = "SpeechStreaming.network"
-        self.thread = thread
-        thread.start()
+        guard thread != nil else {
+            running.store(false, ordering: .sequentiallyConsistent)
+            throw SpeechStreamingError(.connectionFailed, "the network thread could not be started")
+        }
     }
 
-    /// Stops the service thread and waits for it. Any thread but the service thread; idempotent.
+    /// Stops the service thread and waits until it has returned: nothing it held (this transport) outlives the
+    /// call on a thread of its own, so the transport ends on the caller's thread and a program may exit right
+    /// after (a detached `Foundation.Thread` once ended this transport's deinit on the service thread while the
+    /// program exited, and LeakSanitizer saw the weak reference's side table as a leak). Any thread but the service
+    /// thread; idempotent.
     package func shutdown() {
         guard running.exchange(false, ordering: .sequentiallyConsistent) else { return }
         lws_cancel_service(context)
-        stopped.wait()
+        thread?.join()
         thread = nil
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import XCTest
 @testable import AudioFrontEnd
+import Threads
 
 /// A front end drained by a ``FrontEndDrainHost`` (issue 13 part 3, step 1): no drain thread of its own; its
 /// events reach the delegate only in the host's rounds, on the host's thread, in order and whole; `finish()` from
