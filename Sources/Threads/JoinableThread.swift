@@ -23,8 +23,11 @@ package final class JoinableThread: Sendable {
         }
     }
 
-    /// The thread's key (``currentThreadKey()``); 0 once joined or detached.
+    /// The thread's key (``currentThreadKey()``) until the first ``join()`` or the deinit takes it.
     private let handle = Atomic<UInt>(0)
+    /// The same key for ``isCurrent``: kept while a ``join()`` from another thread waits (the thread still runs
+    /// then and must still recognise itself), cleared once that join returned (the key may name a new thread then).
+    private let key = Atomic<UInt>(0)
 
     /// Starts `body` on a new thread named `name` (Linux keeps its first 15 bytes).
     /// - Returns: nil when the system refuses a thread (`pthread_create` failed).
@@ -43,6 +46,7 @@ package final class JoinableThread: Sendable {
             return nil
         }
         handle.store(UInt(bitPattern: thread), ordering: .releasing)
+        key.store(UInt(bitPattern: thread), ordering: .releasing)
         #else
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
@@ -56,12 +60,15 @@ package final class JoinableThread: Sendable {
             return nil
         }
         handle.store(UInt(thread), ordering: .releasing)
+        key.store(UInt(thread), ordering: .releasing)
         #endif
     }
 
-    /// Whether the caller is this thread.
+    /// Whether the caller is this thread: known once init has returned (the body may run before that; an owner
+    /// that asks from the body starts it under a lock the body takes first, as `EventPump` does) and until a
+    /// join from another thread has returned. Any thread.
     package var isCurrent: Bool {
-        let key = handle.load(ordering: .acquiring)
+        let key = key.load(ordering: .acquiring)
         return key != 0 && key == currentThreadKey()
     }
 
@@ -82,6 +89,7 @@ package final class JoinableThread: Sendable {
         #endif
         if waiting && key != currentThreadKey() {
             pthread_join(thread, nil)
+            self.key.store(0, ordering: .releasing)
         } else {
             pthread_detach(thread)
         }
