@@ -82,11 +82,13 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         return result
     }
 
-    /// Start's work, under `lock`.
+    /// Start's work, under `lock`; with `text`, the one-shot calls' (`call`): the task starts with all of it and its
+    /// finish already queued, so it is stopping from the start.
     private func startLocked(_ ticket: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
-                             _ sessionId: UnsafePointer<CChar>?, _ logLevel: NuiSdkLogLevel, _ saveLog: Bool) -> NuiResultCode {
+                             _ sessionId: UnsafePointer<CChar>?, _ logLevel: NuiSdkLogLevel, _ saveLog: Bool,
+                             text: String? = nil, call: String = "startStreamInputTts") -> NuiResultCode {
         let given = sessionId.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-        guard state == .idle else { return refuse("startStreamInputTts", .NUI_ERR_DIALOG_RUNNING, "a task is running") }
+        guard state == .idle else { return refuse(call, .NUI_ERR_DIALOG_RUNNING, "a task is running") }
         logger.configure(level: logLevel, trackLevel: .NUI_LOG_LEVEL_INFO, file: nil)
         logger.redactor.add(TtsTicket.rawSecrets(ticket))
         var warnings: [String] = []
@@ -97,9 +99,9 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
             parsedParameters = try TtsParameters.parse(parameters) { warnings.append("startStreamInputTts: \($0)") }
         } catch let error as NuiParameterError {
             warnings.forEach { logger.warning($0) }
-            return refuse("startStreamInputTts", error.code, error.description)
+            return refuse(call, error.code, error.description)
         } catch {
-            return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
+            return refuse(call, .NUI_ERR_INTERNAL, "\(error)")
         }
         logger.redactor.add(parsedTicket.secrets)
         let file = saveLog ? CappedFile(path: (parsedTicket.debugPath! as NSString).appendingPathComponent("tts.log"),
@@ -112,24 +114,31 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         do {
             created = try SpeechSynthesisSession(configuration: configuration)
         } catch let error as SpeechStreamingError {
-            return refuse("startStreamInputTts", .NUI_ERR_INVALID_PARAMETER_VALUE, logger.redactor.redact(error.message))
+            return refuse(call, .NUI_ERR_INVALID_PARAMETER_VALUE, logger.redactor.redact(error.message))
         } catch {
-            return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
+            return refuse(call, .NUI_ERR_INTERNAL, "\(error)")
         }
         let relay = EventRelay(owner: self, sessionId: given ?? TaskIdentifier.make(),
                                format: parsedParameters.format.rawValue, sampleRate: parsedParameters.sampleRate)
         created.delegate = relay
-        do { try created.requestStart() } catch {
+        do {
+            if let text { try created.requestSynthesis(of: text) } else { try created.requestStart() }
+        } catch let error as SpeechStreamingError where error.code == .textLimit {
             created.close()
-            return refuse("startStreamInputTts", .NUI_ERR_INTERNAL, "\(error)")
+            return refuse(call, .NUI_ERR_INVALID_PARAMETER_VALUE, error.message)
+        } catch {
+            created.close()
+            return refuse(call, .NUI_ERR_INTERNAL, "\(error)")
         }
         self.ticket = parsedTicket
         self.relay = relay
         self.lastFailure = .SUCCESS
-        self.state = .running
-        logger.info("startStreamInputTts: \(Self.version), url \(logger.redactor.redact(url: parsedTicket.url)), device "
+        self.state = text == nil ? .running : .stopping
+        stopWaiter = nil
+        logger.info("\(call): \(Self.version), url \(logger.redactor.redact(url: parsedTicket.url)), device "
                     + "\(parsedTicket.deviceId), model \(parsedParameters.model), voice \(parsedParameters.voice), "
-                    + "\(parsedParameters.format.rawValue) at \(parsedParameters.sampleRate) Hz, session \(relay.sessionId)")
+                    + "\(parsedParameters.format.rawValue) at \(parsedParameters.sampleRate) Hz, session \(relay.sessionId)"
+                    + (text.map { ", \($0.count) characters and finish-task queued" } ?? ""))
         retired.withLock { $0 = session }
         session = created
         return .SUCCESS
@@ -282,19 +291,15 @@ public final class NeoNuiStreamInputTts: @unchecked Sendable { // mutable state 
         guard let text, text.pointee != 0 else {
             return lock.withLock { refuse(call, .NUI_ERR_INVALID_PARAMETER_VALUE, "text is null or empty") }
         }
-        // Start, text and finish under one hold of the lock: another thread's send, stop or cancel comes before or
-        // after the whole call, never between its parts (a cancel between start and send made it return NO_DIALOG).
+        // Start, text and finish in one step of the session: nothing comes between them, neither another thread's
+        // call nor the task's own end (text sent after a start once found the task already refused: NO_DIALOG).
+        let string = String(cString: text)
         let withSSML = Self.ssmlByDefault(parameters)
-        let (code, sent): (NuiResultCode, Bool) = lock.withLock {
-            let started = withSSML.map { json in json.withCString { startLocked(ticket, $0, sessionId, logLevel, saveLog) } }
-                ?? startLocked(ticket, nil, sessionId, logLevel, saveLog)
-            guard started == .SUCCESS else { return (started, true) }
-            let sent = sendLocked(text)
-            guard sent == .SUCCESS else { return (sent, false) }
-            return (beginStopLocked(call, wait: false).0, true)
+        let code = lock.withLock {
+            withSSML.map { json in json.withCString { startLocked(ticket, $0, sessionId, logLevel, saveLog, text: string, call: call) } }
+                ?? startLocked(ticket, nil, sessionId, logLevel, saveLog, text: string, call: call)
         }
         closeRetired()
-        if !sent { _ = endTask(call, bargeIn: nil) } // the text was refused: no task without text is left running
         return code
     }
 

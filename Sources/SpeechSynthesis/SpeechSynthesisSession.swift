@@ -60,19 +60,34 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     /// Starts a task (connects if needed, sends run-task) and returns at once; ``SynthesisEvent/started(_:)`` or
     /// ``SynthesisEvent/error(_:)`` follows. Text sent before task-started waits and goes out after it.
     /// - Throws: ``SpeechStreamingError/Code/invalidState`` while a task runs or after ``close()``.
-    public func requestStart() throws {
-        try state.withLock { state throws(SpeechStreamingError) in
-            guard !state.closed else { throw SpeechStreamingError(.invalidState, "the session is closed") }
-            state.finishing = false
-            state.characters = 0
-        }
+    public func requestStart() throws { try begin(text: nil) }
+
+    /// Starts a one-shot task: run-task, all of `text` and finish-task are queued in this one call and go out in
+    /// order; returns at once. The events follow as for ``requestStart()``, ending in ``SynthesisEvent/completed(_:)``
+    /// or ``SynthesisEvent/error(_:)`` — a task the server refuses at once is reported there, never thrown here
+    /// (text sent after ``requestStart()`` can find such a task already ended).
+    /// - Throws: invalidState as ``requestStart()``; ``SpeechStreamingError/Code/textLimit`` when `text` exceeds
+    ///   ``taskCharacterLimit`` (nothing started).
+    public func requestSynthesis(of text: String) throws { try begin(text: text) }
+
+    private func begin(text: String?) throws(SpeechStreamingError) {
+        let count = text.map { TextSplitter.count(Substring($0)) } ?? 0
+        guard count <= Self.taskCharacterLimit else { throw Self.beyondLimit(count, after: 0) }
+        guard !state.withLock({ $0.closed }) else { throw SpeechStreamingError(.invalidState, "the session is closed") }
         let generation = try active.withLock { running throws(SpeechStreamingError) -> UInt64 in
             guard running == nil else { throw SpeechStreamingError(.invalidState, "a synthesis task is running") }
             let generation = delivery.nextGeneration()
             running = generation
             return generation
         }
+        state.withLock {
+            $0.finishing = text != nil
+            $0.characters = count
+        }
         engine.post(.start(generation: generation))
+        guard let text else { return }
+        for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece)) }
+        engine.post(.finish)
     }
 
     /// Starts a task and waits for task-started.
@@ -99,10 +114,7 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
         try checkSendable()
         let count = TextSplitter.count(Substring(text))
         try state.withLock { state throws(SpeechStreamingError) in
-            guard state.characters + count <= Self.taskCharacterLimit else {
-                throw SpeechStreamingError(.textLimit, "\(count) more characters would take the task to \(state.characters + count), "
-                                           + "beyond the service's \(Self.taskCharacterLimit) per task")
-            }
+            guard state.characters + count <= Self.taskCharacterLimit else { throw Self.beyondLimit(count, after: state.characters) }
             state.characters += count
         }
         for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece)) }
@@ -110,6 +122,11 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
 
     /// The most text one task takes, in the service's count (a CJK character counts 2): 200,000 characters.
     public static let taskCharacterLimit = 200_000
+
+    private static func beyondLimit(_ count: Int, after characters: Int) -> SpeechStreamingError {
+        SpeechStreamingError(.textLimit, "\(count) more characters would take the task to \(characters + count), "
+                             + "beyond the service's \(taskCharacterLimit) per task")
+    }
 
     private func checkSendable() throws(SpeechStreamingError) {
         guard active.withLock({ $0 != nil }) else { throw SpeechStreamingError(.invalidState, "no synthesis task is running") }

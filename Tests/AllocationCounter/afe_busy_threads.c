@@ -1,5 +1,7 @@
+#define _GNU_SOURCE
 #include "afe_busy_threads.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 static atomic_int spinning;
@@ -26,4 +28,13 @@ void afe_busy_threads_stop(void) {
     atomic_store(&spinning, 0);
     for (int k = 0; k < started; k++) pthread_join(threads[k], 0);
     started = 0;
+}
+
+int afe_thread_run_last(void) {
+#ifdef SCHED_IDLE
+    struct sched_param parameter = {0};
+    return pthread_setschedparam(pthread_self(), SCHED_IDLE, &parameter) == 0 ? 0 : -1;
+#else
+    return -1;
+#endif
 }

@@ -1,6 +1,8 @@
+import AllocationCounter
 import Foundation
 import NuiSDK
 import NuiTTS
+import SpeechStreaming
 import XCTest
 
 /// Records every callback of NeoNuiStreamInputTts, with the strings copied during the call.
@@ -198,6 +200,39 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
         XCTAssertEqual(tts.playStreamInputTts(ticket(server), parameters: v1, text: "Hi.", sessionId: nil,
                                               logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .SUCCESS)
         XCTAssertEqual(recorder.wait(for: [.TTS_EVENT_TASK_FAILED])?.message, "SSML text is not supported at the moment!")
+    }
+
+    /// A one-shot task the server refuses at once still returns `SUCCESS`, and the refusal arrives as
+    /// `TTS_EVENT_TASK_FAILED`. CI once saw NUI_ERR_NO_DIALOG: the refusal landed between the call's start and its
+    /// text, and the call then cancelled the task, which silenced the failure event. The calls run here on a thread
+    /// of the idle class while both cores spin, so that the network thread runs ahead of the caller wherever it
+    /// can (this did not bring the old race out locally, 24 calls; the session's one-step start now rules it out).
+    func testAOneShotTheServerRefusesAtOnceReturnsSuccessAndReportsTheFailure() throws {
+        let server = try SynthesisServer()
+        let v1 = Self.parameters.replacingOccurrences(of: "cosyvoice-v2", with: "cosyvoice-v1")
+        let ticket = ticket(server)
+        afe_busy_threads_start(2)
+        defer { afe_busy_threads_stop() }
+        let results = Locked<[(NuiResultCode, String?)]>([])
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            defer { done.signal() }
+            let idle = afe_thread_run_last() == 0
+            for _ in 0..<(idle ? 8 : 1) {
+                let (tts, recorder) = (NeoNuiStreamInputTts(), TtsRecorder())
+                tts.setLogPrinting(false)
+                tts.delegate = recorder
+                let code = tts.playStreamInputTts(ticket, parameters: v1, text: "Hi.", sessionId: nil,
+                                                  logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false)
+                let failure = recorder.wait(for: [.TTS_EVENT_TASK_FAILED], timeout: 5)?.message
+                results.withLock { $0.append((code, failure)) }
+            }
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
+        let list = results.withLock { $0 }
+        XCTAssertFalse(list.isEmpty)
+        XCTAssertEqual(list.filter { $0.0 != .SUCCESS }.map(\.0.name), [], "one-shot calls that did not return SUCCESS")
+        XCTAssertTrue(list.allSatisfy { $0.1 == "SSML text is not supported at the moment!" }, "\(list.map(\.1))")
     }
 
     func testEveryCallInEveryState() throws {

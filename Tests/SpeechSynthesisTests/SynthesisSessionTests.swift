@@ -132,6 +132,39 @@ final class SynthesisSessionTests: XCTestCase {
         session.close()
     }
 
+    /// `requestSynthesis(of:)` queues run-task, the text and finish-task in one call: the task completes with the
+    /// text's audio, no send or finish needed; text beyond the task limit is refused before anything starts.
+    func testAOneShotTaskCompletesAndTooMuchTextStartsNothing() async throws {
+        let server = try SynthesisServer()
+        let session = try SpeechSynthesisSession(configuration: configuration(server.url))
+        let recorder = SynthesisRecorder()
+        session.delegate = recorder
+        try session.requestSynthesis(of: Self.text)
+        XCTAssertThrowsError(try session.send(text: "more")) { XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .invalidState) }
+        guard case .completed = recorder.waitForEnd() else { return XCTFail("\(recorder.events.last.map { "\($0)" } ?? "no end")") }
+        XCTAssertEqual(recorder.sentences.count, 3)
+        XCTAssertGreaterThan(recorder.audio.count, 16000)
+        XCTAssertThrowsError(try session.requestSynthesis(of: String(repeating: "a", count: SpeechSynthesisSession.taskCharacterLimit + 1))) {
+            XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .textLimit)
+        }
+        _ = try await synthesize(session, ["Nothing was left running."])
+        session.close()
+    }
+
+    /// A start refused because a task runs leaves that task as it was: its character count and its finish.
+    func testARefusedStartLeavesTheRunningTaskAlone() async throws {
+        let server = try SynthesisServer()
+        let session = try SpeechSynthesisSession(configuration: configuration(server.url))
+        try session.requestStart()
+        try session.send(text: String(repeating: "a", count: SpeechSynthesisSession.taskCharacterLimit - 1))
+        XCTAssertThrowsError(try session.requestStart()) { XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .invalidState) }
+        XCTAssertThrowsError(try session.send(text: "ab")) { XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .textLimit) }
+        session.requestFinish()
+        XCTAssertThrowsError(try session.requestSynthesis(of: "Hi.")) { XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .invalidState) }
+        XCTAssertThrowsError(try session.send(text: "a")) { XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .invalidState) }
+        session.close()
+    }
+
     func testConnectionIsReusedAndCancelDropsTheTask() async throws {
         let server = try SynthesisServer()
         let session = try SpeechSynthesisSession(configuration: configuration(server.url))

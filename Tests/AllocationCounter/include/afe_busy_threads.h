@@ -8,4 +8,7 @@
 int afe_busy_threads_start(int count);
 /// Stops the spinning threads and joins them.
 void afe_busy_threads_stop(void);
+/// Puts the calling thread in the idle scheduling class (Linux SCHED_IDLE): while busy threads spin it runs only in
+/// scraps, so another thread's work usually lands between any two of its steps. 0, or -1 where there is none.
+int afe_thread_run_last(void);
 #endif
