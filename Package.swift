@@ -50,11 +50,11 @@ let package = Package(
         .target(name: "AudioPlayback", dependencies: ["AudioFrontEnd", "CMpg123", "COgg", "COpus", "Threads"], exclude: ["README.md"]),
         .target(name: "SpeechStreaming", dependencies: ["CWebSockets", "COpus", "OggMux", "Threads"]),
         // The DashScope speech-synthesis (CosyVoice) client over SpeechStreaming's transport.
-        .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming"]),
+        .target(name: "SpeechSynthesis", dependencies: ["SpeechStreaming", "Threads"]),
         .target(name: "VoiceRecognition", dependencies: ["AudioFrontEnd", "SpeechStreaming", "Threads"]),
         .target(name: "NuiSDK", dependencies: ["AudioFrontEnd", "SpeechStreaming", "VoiceRecognition", "Threads"], exclude: ["ResultCodes.md", "Callbacks.md"]),
         // The stream-input TTS SDK (NeoNuiStreamInputTts) beside NuiSDK, over SpeechSynthesis.
-        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming", "AudioPlayback", "AudioFrontEnd"], exclude: ["StreamInputTts.md"]),
+        .target(name: "NuiTTS", dependencies: ["NuiSDK", "SpeechSynthesis", "SpeechStreaming", "AudioPlayback", "AudioFrontEnd", "Threads"], exclude: ["StreamInputTts.md"]),
         .target(name: "CNui"),
         .target(name: "NuiC", dependencies: ["CNui", "NuiSDK", "NuiTTS", "Threads"]),
         .executableTarget(name: "afe", dependencies: ["AudioFrontEnd", "NuiSDK", "VoiceRecognition", "SpeechStreaming",
@@ -99,7 +99,7 @@ let package = Package(
         ),
         // The synthesis client and the stream-input TTS SDK (NuiTTS) against the reference server.
         .testTarget(name: "SpeechSynthesisTests", dependencies: ["SpeechSynthesis", "SpeechStreaming", "NuiTTS", "NuiSDK",
-                                                          "AudioPlayback", "AudioFrontEnd", "AllocationCounter"]),
+                                                          "AudioPlayback", "AudioFrontEnd", "AllocationCounter", "Threads"]),
         .testTarget(
             name: "VoiceRecognitionTests",
             dependencies: ["VoiceRecognition", "SpeechStreaming", "AudioFrontEnd", "AllocationCounter"]

@@ -11,7 +11,7 @@ echo "== Concurrency stress test and the recognition session's lifecycle, dialog
 # A report fails the step: the test process exits 66 (TSan's exitcode) and swift test with it; halt_on_error stops at
 # the first report (checked with a racy test: exit 1 from swift test, default and with halt_on_error).
 TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" \
-  swift test --sanitize=thread --scratch-path .build/tsan --filter "SanitizerSyncTests|FrontEndConcurrencyTests|FrontEndEventsBehindTests|FrontEndDrainHostTests|CallbackStallTests|ReleaseTests|RecognitionLifecycleTests|RecognitionEngineTests|SessionScopeTests|CallbackReentrancyTests|StateTableTests|AudioPlaybackTests.Player|NeoNuiStreamInputTtsTests|StreamInputTtsPlaybackTests|SynthesisSessionTests|SynthesisFailureTests|NuiCallStormTests|TtsCallStormTests|ServiceThreadTests|EventPumpTests|JoinableThreadTests"
+  swift test --sanitize=thread --scratch-path .build/tsan --filter "SanitizerSyncTests|FrontEndConcurrencyTests|FrontEndEventsBehindTests|FrontEndDrainHostTests|CallbackStallTests|ReleaseTests|RecognitionLifecycleTests|RecognitionEngineTests|SessionScopeTests|CallbackReentrancyTests|StateTableTests|AudioPlaybackTests.Player|NeoNuiStreamInputTtsTests|StreamInputTtsPlaybackTests|SynthesisSessionTests|SynthesisFailureTests|NuiCallStormTests|TtsCallStormTests|ServiceThreadTests|EventPumpTests|JoinableThreadTests|ThreadSlotTests"
 echo "== C ABI tests under AddressSanitizer + LeakSanitizer (~1.5 min cold, ~20 s warm)"
 bash Scripts/asan-tests.sh
 echo "== Fuzz targets, 25 s each (measured 3 min 10 s cold: build ~1 min + 5 x 26 s; FuzzPlaybackDecoders adds ~26 s)"

@@ -3,6 +3,7 @@ import Foundation
 import NuiSDK
 import SpeechStreaming
 import SpeechSynthesis
+import Threads
 
 /// The stream-input TTS SDK's class (iOS `NeoNuiStreamInputTts`), over ``SpeechSynthesisSession``: text streamed
 /// in with `sendStreamInputTts`, audio out through `onStreamInputTtsDataCallback`.

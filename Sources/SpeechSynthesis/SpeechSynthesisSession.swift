@@ -1,4 +1,5 @@
 import SpeechStreaming
+import Threads
 
 /// A streaming speech-synthesis client for DashScope CosyVoice / Qwen-Audio-TTS (the task protocol at
 /// `/api-ws/v1/inference`), over SpeechStreaming's libwebsockets transport (TLS verified, the same timeouts,

@@ -1,5 +1,6 @@
 import SpeechStreaming
 import Synchronization
+import Threads
 
 /// Receives a synthesis session's events, in order, on the session's delivery queue.
 ///

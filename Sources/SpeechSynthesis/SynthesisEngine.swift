@@ -1,5 +1,6 @@
 import Dispatch
 import SpeechStreaming
+import Threads
 
 /// The network-thread half of a synthesis session: one task at a time over a ``WebSocketTransport`` (kept open
 /// between tasks, as the service allows), its timeouts, and the server's messages turned into events.

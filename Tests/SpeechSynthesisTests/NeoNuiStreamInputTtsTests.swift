@@ -2,7 +2,7 @@ import AllocationCounter
 import Foundation
 import NuiSDK
 import NuiTTS
-import SpeechStreaming
+import Threads
 import XCTest
 
 /// Records every callback of NeoNuiStreamInputTts, with the strings copied during the call.

@@ -34,7 +34,7 @@ public final class SinkPlayback: @unchecked Sendable {
     public let bufferFrames: Int
     private let buffer: UnsafeMutableBufferPointer<Int16>
     private let running = Atomic<Bool>(false)
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadSlot()
     /// Buffers written so far. Any thread.
     public var buffersWritten: Int { written.load(ordering: .relaxed) }
     private let written = Atomic<Int>(0)
@@ -61,25 +61,20 @@ public final class SinkPlayback: @unchecked Sendable {
     /// Starts the playback thread. Any thread.
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        thread.withLock { thread in
-            thread = JoinableThread(name: "AudioPlayback.sink") { [self] in
-                #if canImport(Darwin)
-                pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0)
-                #endif
-                run()
-            }
-            if thread == nil { running.store(false, ordering: .releasing) } // the system refused a thread
+        let started = thread.start(name: "AudioPlayback.sink") { [self] in
+            #if canImport(Darwin)
+            pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0)
+            #endif
+            run()
         }
+        if !started { running.store(false, ordering: .releasing) } // the system refused a thread
     }
 
     /// Stops the playback thread after its current buffer and waits until it has returned (nothing it held
     /// outlives the call). Any thread; from the playback thread itself it does not wait.
     public func stop() {
         running.store(false, ordering: .releasing)
-        thread.withLock { thread in
-            defer { thread = nil }
-            return thread
-        }?.join()
+        thread.join()
     }
 
     private func run() {

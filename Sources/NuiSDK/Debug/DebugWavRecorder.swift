@@ -23,7 +23,7 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
     private let droppedReference = Atomic<Int>(0)
     private let droppedOutput = Atomic<Int>(0)
     private let stopped = DispatchSemaphore(value: 0)
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let thread = ThreadSlot()
     private let running = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -44,7 +44,7 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
 
     func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        thread.withLock { $0 = JoinableThread(name: "NeoNui.debug-wav") { [self] in run() } }
+        thread.start(name: "NeoNui.debug-wav") { [self] in run() }
     }
 
     /// Copies `bytes` (16-bit PCM) for the stream's file. Real-time safe; one producer thread per stream.
@@ -72,11 +72,8 @@ final class DebugWavRecorder: @unchecked Sendable { // rings are SPSC; files tou
     func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         stopped.signal()
-        if let thread = thread.withLock({ $0 }) {
-            thread.join() // the files written and closed
-        } else {
-            files.forEach { $0.close() } // the system refused a thread: nothing was written
-        }
+        // Joined: the files are written and closed. None: the system refused a thread, nothing was written.
+        if !thread.join() { files.forEach { $0.close() } }
     }
 
     private func run() {

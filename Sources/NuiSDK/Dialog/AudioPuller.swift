@@ -22,9 +22,7 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
     private let source: Source
     private let sink: Sink
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<JoinableThread?>(nil)
-    private let threadKey = Atomic<UInt>(0)
-    private let started = Atomic<Bool>(false)
+    private let thread = ThreadSlot()
 
     /// - Parameters:
     ///   - sampleRate: of the app's PCM; requests are 20 ms (`sampleRate / 50 * 2` bytes).
@@ -37,26 +35,20 @@ final class AudioPuller: @unchecked Sendable { // the thread owns `buffer`; flag
         self.sink = sink
     }
 
-    func start() {
-        thread.withLock { thread in
-            started.store(true, ordering: .releasing)
-            thread = JoinableThread(name: "NeoNui.audio") { [self] in run() }
-            if thread == nil { started.store(false, ordering: .releasing) } // nothing to stop or wait for
-        }
-    }
+    /// Starts the pull thread, unless ``stop()`` came first.
+    func start() { thread.start(name: "NeoNui.audio") { [self] in run() } }
 
-    /// Stops asking; waits until the thread has returned (nothing its closures hold outlives the call) unless
-    /// called on it (from inside `onNuiNeedAudioData`). Idempotent.
+    /// Stops asking, for good; waits until the thread has returned (nothing its closures hold outlives the call)
+    /// unless called on it (from inside `onNuiNeedAudioData`: detaches it). Idempotent.
     func stop() {
-        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        thread.withLock { $0 }?.join() // on the thread itself: detaches it
+        stopping.store(true, ordering: .releasing)
+        thread.join(closing: true)
     }
 
     /// Whether the caller is the pull thread (inside `onNuiNeedAudioData`).
-    var isCurrentThread: Bool { threadKey.load(ordering: .acquiring) == currentThreadKey() }
+    var isCurrentThread: Bool { thread.isCurrent }
 
     private func run() {
-        threadKey.store(currentThreadKey(), ordering: .releasing)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: chunkBytes)
         defer { buffer.deallocate() }
         let period = speed > 0 ? chunkDuration / speed : 0

@@ -1,3 +1,4 @@
+import Threads
 
 /// Receives a session's events, in order, on the session's delivery queue.
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 
 /// An `AsyncStream` that exists only once somebody asks for it, holding at most `limit` unread elements.
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 
 /// The caller-side task state shared by the session's public calls and its network thread.
 ///

@@ -1,6 +1,7 @@
 import CWebSockets
 import Dispatch
 import Synchronization
+import Threads
 
 /// The network-thread half of a session: carries out the ``SessionMachine``'s actions over a
 /// ``WebSocketTransport``, moves audio from the ring to the socket, and turns server messages into events.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value guarded by a lock, for control state off the audio path.
+/// A value guarded by a lock, for control state off the audio path (every module's; never taken on a real-time thread).
 ///
 /// NSLock rather than `Synchronization.Mutex`: ThreadSanitizer reports false races on a contended Mutex
 /// on this platform (libraries.md), and these locks are never taken on the audio thread.
