@@ -441,6 +441,23 @@ class SynthesisFaultTests(unittest.TestCase):
             self.assertEqual(failed["header"]["task_id"], task)
             self.assertEqual(failed["header"]["error_code"], "InternalError")
 
+    def test_idle_close_fault_closes_a_connection_at_its_second_run_task(self):
+        with s.ServerProcess("--fault", "idle-close:times=1") as server:
+            async def scenario():
+                async with s.dashscope(server) as ws:
+                    messages, _ = await synthesis(server, ["One."], ws=ws)
+                    await ws.send(run_task(s.task_id()))
+                    with self.assertRaises(ConnectionClosed) as closed:
+                        await receive(ws)
+                    first = (messages[-1]["header"]["event"], closed.exception.rcvd.code, closed.exception.rcvd.reason)
+                async with s.dashscope(server) as ws:  # the next connection has no fault
+                    messages, _ = await synthesis(server, ["Two."], ws=ws)
+                    messages2, _ = await synthesis(server, ["Three."], ws=ws)
+                return first, messages[-1]["header"]["event"], messages2[-1]["header"]["event"]
+            first, second, third = run(scenario())
+            self.assertEqual(first, ("task-finished", 1000, "idle timeout: no task"))
+            self.assertEqual((second, third), ("task-finished", "task-finished"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,8 +9,10 @@ import Threads
 /// at once), then ``send(text:)`` any number of times (continue-task; text above 20,000 characters is cut into
 /// several), then ``finish()`` (finish-task; returns the task-finished) or ``requestFinish()``. Audio arrives as
 /// ``SynthesisEvent/audio(_:)`` events in between. After `.completed` or `.error` the next task may start; the
-/// connection stays open between tasks (the service closes it after 60 s without a task). ``cancel()`` drops the
-/// connection at once: no more events for the task. ``close()`` ends the session.
+/// connection stays open between tasks (the service closes it after 60 s without a task): a task started after
+/// ``ConnectionOptions/keptConnectionIdleLimit`` (50 s) connects again, and one whose kept connection turns out
+/// closed before task-started connects again once, without an error. ``cancel()`` drops the connection at once:
+/// no more events for the task. ``close()`` ends the session.
 ///
 /// The 23 s gap: the service fails a task that gets no text for 23 s (until finish-task). This client sends
 /// nothing on its own to prevent it: the server's task-failed reaches the app as ``SynthesisEvent/error(_:)``

@@ -48,6 +48,11 @@ final class SynthesisEngine: @unchecked Sendable {
     private var firstAudioSeen = false
     /// The running task's generation (``SynthesisDelivery/nextGeneration()``).
     private var generation: UInt64 = 0
+    /// When the open connection last finished a task (it is kept for the next).
+    private var idleSince = ContinuousClock.now
+    /// The task's run-task went out on a kept connection and task-started has not come: if that connection turns
+    /// out closed (the server's idle close crossing the run-task), the task connects again, once, without an error.
+    private var startedOnKeptLink = false
 
     init(wire: SynthesisProtocol, delivery: SynthesisDelivery, active: Locked<UInt64?>) throws {
         self.wire = wire
@@ -124,13 +129,18 @@ final class SynthesisEngine: @unchecked Sendable {
         }
         lastReceived = clock.now
         pingSent = false
-        if connectionOpen {
-            sendRunTask()
-        } else {
-            phase = .connecting
-            phaseDeadline = clock.now + options.connectTimeout
-            transport.connect(to: wire.endpoint, headers: wire.handshakeHeaders)
+        if connectionOpen && clock.now - idleSince >= options.keptConnectionIdleLimit {
+            connectionOpen = false // idle for long: the server is about to close it (DashScope: 60 s)
+            transport.close()
         }
+        startedOnKeptLink = connectionOpen
+        if connectionOpen { sendRunTask() } else { connect() }
+    }
+
+    private func connect() {
+        phase = .connecting
+        phaseDeadline = clock.now + options.connectTimeout
+        transport.connect(to: wire.endpoint, headers: wire.handshakeHeaders)
     }
 
     private func sendRunTask() {
@@ -230,6 +240,13 @@ final class SynthesisEngine: @unchecked Sendable {
 
     func closed(code: Int?, reason: String) {
         connectionOpen = false
+        if phase == .starting && startedOnKeptLink {
+            startedOnKeptLink = false // the kept connection was gone: a new one, once, without an error
+            outgoing = []
+            connect()
+            schedule()
+            return
+        }
         let detail = code.map { " (close code \($0)\(reason.isEmpty ? "" : ": \(reason)"))" } ?? ""
         fail(SpeechStreamingError(.connectionClosed, "the connection closed while a task was running\(detail)"))
     }
@@ -257,6 +274,7 @@ final class SynthesisEngine: @unchecked Sendable {
         case .started:
             guard phase == .starting else { return violation("task-started twice", text) }
             phase = .running
+            startedOnKeptLink = false
             phaseDeadline = nil
             let elapsed = clock.now - startedAt
             delivery.statistics.withLock { $0.startMilliseconds = milliseconds(elapsed) }
@@ -283,6 +301,7 @@ final class SynthesisEngine: @unchecked Sendable {
             }
             phase = .idle
             phaseDeadline = nil
+            idleSince = clock.now
             endActive()
             emit(.completed(SynthesisCompleted(taskId: taskId, characters: characters, words: words,
                                                            rawJSON: text)))

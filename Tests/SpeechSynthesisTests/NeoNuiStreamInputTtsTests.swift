@@ -18,7 +18,12 @@ final class TtsRecorder: NeoNuiStreamInputTtsDelegate, @unchecked Sendable { // 
     private var list: [Item] = []
     private var logLines: [String] = []
     private var byteCount = 0
-    var onEvent: ((Event) -> Void)?
+    /// Called inside the event callback. Under `condition`: a test may set it while the callback thread runs.
+    var onEvent: ((Event) -> Void)? {
+        get { condition.withLock { eventHook } }
+        set { condition.withLock { eventHook = newValue } }
+    }
+    private var eventHook: ((Event) -> Void)?
 
     func onStreamInputTtsEventCallback(_ event: StreamInputTtsCallbackEvent, taskId taskid: UnsafePointer<CChar>?,
                                        sessionId: UnsafePointer<CChar>?, ret_code: Int32, error_msg: UnsafePointer<CChar>?,
@@ -130,12 +135,12 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
     func testAsyncStopCancelAndCallsFromCallbacks() throws {
         let server = try SynthesisServer()
         let (tts, recorder) = make()
-        XCTAssertEqual(tts.startStreamInputTts(ticket(server), parameters: Self.parameters, sessionId: nil,
-                                               logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .SUCCESS)
         // stop from inside a callback does not block (it is the async stop there).
         recorder.onEvent = { event in
             if event.event == .TTS_EVENT_SENTENCE_BEGIN { XCTAssertEqual(tts.stopStreamInputTts(), .SUCCESS) }
         }
+        XCTAssertEqual(tts.startStreamInputTts(ticket(server), parameters: Self.parameters, sessionId: nil,
+                                               logLevel: .NUI_LOG_LEVEL_NONE, saveLog: false), .SUCCESS)
         XCTAssertEqual(tts.sendStreamInputTts("One sentence here. "), .SUCCESS)
         XCTAssertNotNil(recorder.wait(for: [.TTS_EVENT_SYNTHESIS_COMPLETE]))
         recorder.onEvent = nil
@@ -144,6 +149,7 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
         XCTAssertEqual(tts.sendStreamInputTts(String(repeating: "A long sentence to speak for a while. ", count: 30)), .SUCCESS)
         XCTAssertEqual(tts.asyncStopStreamInputTts(), .SUCCESS)
         XCTAssertEqual(tts.cancelStreamInputTts(), .SUCCESS)
+        Thread.sleep(forTimeInterval: 0.1) // a callback already running when cancel returned may still record
         let count = recorder.items.count
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertEqual(recorder.items.count, count, "no callback after cancel")
@@ -236,7 +242,8 @@ final class NeoNuiStreamInputTtsTests: XCTestCase {
     }
 
     func testEveryCallInEveryState() throws {
-        let server = try SynthesisServer(["--fault", "slow-finish:delay_ms=800"])
+        // The finish takes 30 s: the task is still stopping at every call below, however slow the machine.
+        let server = try SynthesisServer(["--fault", "slow-finish:delay_ms=30000"])
         let (tts, _) = make()
         XCTAssertEqual(tts.sendStreamInputTts("x"), .NUI_ERR_NO_DIALOG)
         XCTAssertEqual(tts.stopStreamInputTts(), .NUI_ERR_NO_DIALOG)

@@ -187,6 +187,34 @@ final class SynthesisSessionTests: XCTestCase {
         session.close()
     }
 
+    /// A kept connection is not trusted for long: after `keptConnectionIdleLimit` without a task the next task
+    /// connects again (the service closes an idle connection after 60 s); a connection the server closes just
+    /// as the next run-task goes out (`idle-close`: the server's idle timeout crossing it) is replaced once,
+    /// without an error reaching the app.
+    func testAKeptConnectionIdleForLongOrClosedAtRunTaskIsReplacedWithoutAnError() async throws {
+        var options = ConnectionOptions()
+        options.keptConnectionIdleLimit = .milliseconds(300)
+        let server = try SynthesisServer()
+        let session = try SpeechSynthesisSession(configuration: configuration(server.url, connection: options))
+        _ = try await synthesize(session, ["One."])
+        _ = try await synthesize(session, ["Two."])
+        XCTAssertNil(session.statistics.connectMilliseconds, "reused right after a task")
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await synthesize(session, ["Three."])
+        XCTAssertNotNil(session.statistics.connectMilliseconds, "a new connection after 500 ms idle")
+        session.close()
+
+        let closing = try SynthesisServer(["--fault", "idle-close:times=1"])
+        let kept = try SpeechSynthesisSession(configuration: configuration(closing.url))
+        _ = try await synthesize(kept, ["One."])
+        let (recorder, completed) = try await synthesize(kept, ["Two, on a new connection."])
+        XCTAssertNotNil(kept.statistics.connectMilliseconds, "the second task connected again")
+        XCTAssertFalse(recorder.events.contains { if case .error = $0 { true } else { false } })
+        XCTAssertNotNil(completed.characters)
+        XCTAssertGreaterThan(recorder.audio.count, 8000)
+        kept.close()
+    }
+
     /// An `events` sequence taken and never read holds at most `eventBufferLimit` events; the rest are dropped and
     /// counted, while the delegate still gets every one.
     func testAnUnreadEventStreamIsBoundedAndCountsItsDrops() async throws {

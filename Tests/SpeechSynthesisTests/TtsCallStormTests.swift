@@ -115,7 +115,9 @@ final class TtsCallStormTests: XCTestCase {
         _ = tts.cancelStreamInputTts()
         XCTAssertEqual(tts.setPlayback(playback), .SUCCESS, "idle: the playback can be set")
         let rearmedBefore = recorder.items.filter { if case .playback(.TTS_PLAYBACK_MIC_REARMED, _) = $0 { true } else { false } }.count
-        XCTAssertEqual(tts.startStreamInputTts(ticket, parameters: parameters, sessionId: nil, logLevel: .NUI_LOG_LEVEL_NONE,
+        // The default complete_waiting_ms (10 s): this stop waits for a new connection and a whole synthesis.
+        let calm = #"{"url": "\#(server.url)", "apikey": "sk-storm", "device_id": "d1"}"#
+        XCTAssertEqual(tts.startStreamInputTts(calm, parameters: parameters, sessionId: nil, logLevel: .NUI_LOG_LEVEL_NONE,
                                                saveLog: false), .SUCCESS)
         XCTAssertEqual(tts.sendStreamInputTts("The storm is over, and this answer plays to its end."), .SUCCESS)
         XCTAssertEqual(tts.stopStreamInputTts(), .SUCCESS)

@@ -178,16 +178,30 @@ final class RecognitionEngineTests: XCTestCase {
     /// and runs as if nothing happened.
     func testAnIdleClosedConnectionIsReplacedWithoutAnError() throws {
         let server = try ReferenceServer(["--idle-timeout", "0.5"])
+        try checkTwoDialogsOnTwoConnections(server) {
+            let deadline = Date().addingTimeInterval(10)
+            while !server.log().contains(where: { $0["reason"] as? String == "idle timeout: no task" }) && Date() < deadline {
+                usleep(50_000)
+            }
+            Thread.sleep(forTimeInterval: 0.2) // the close reaches the client
+        }
+    }
+
+    /// The server closed the kept connection just as the next dialog's run-task went out (`idle-close`: its idle
+    /// timeout crossing the run-task): the dialog connects again, once, and runs as if nothing happened.
+    func testAConnectionClosedAtTheNextRunTaskIsReplacedWithoutAnError() throws {
+        try checkTwoDialogsOnTwoConnections(try ReferenceServer(["--fault", "idle-close:times=1"]))
+    }
+
+    /// Two dialogs on one engine, `between` run between them: both finish, the second without an error event, on a
+    /// second connection.
+    private func checkTwoDialogsOnTwoConnections(_ server: ReferenceServer, between: () -> Void = {}) throws {
         let (mic, reference) = try Self.vectors()
         let engine = try makeEngine(Wire.dashScope.service(server))
         defer { engine.close() }
         let first = try dialog(engine, mic, reference, seconds: 0..<2)
         XCTAssertEqual(first.summary?.ending, .finished)
-        let deadline = Date().addingTimeInterval(10)
-        while !server.log().contains(where: { $0["reason"] as? String == "idle timeout: no task" }) && Date() < deadline {
-            usleep(50_000)
-        }
-        Thread.sleep(forTimeInterval: 0.2) // the close reaches the client
+        between()
         let second = try dialog(engine, mic, reference, seconds: 2..<4)
         XCTAssertEqual(second.summary?.ending, .finished, "\(second.events.suffix(2))")
         XCTAssertFalse(second.events.contains { if case .error = $0 { true } else { false } })

@@ -31,8 +31,14 @@ enum Wire: String, CaseIterable {
 final class EventLog: @unchecked Sendable { // state in the log and the mutex
     private let log = WaitableLog<RecognitionEvent>()
     private let threads = Mutex(Set<UInt>())
-    /// Called on the event thread for each event, before it is recorded.
-    var onEvent: (@Sendable (RecognitionEvent) -> Void)?
+    /// Called on the event thread for each event, before it is recorded. Behind a lock: a test may set it while
+    /// events arrive.
+    var onEvent: (@Sendable (RecognitionEvent) -> Void)? {
+        get { hookLock.withLock { hook } }
+        set { hookLock.withLock { hook = newValue } }
+    }
+    private let hookLock = NSLock()
+    private var hook: (@Sendable (RecognitionEvent) -> Void)?
 
     /// Installs the log as the core's handler.
     func attach(to core: RecognitionCore) {

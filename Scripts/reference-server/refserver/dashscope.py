@@ -67,6 +67,15 @@ class DashScopeSession(Session):
         seconds = self.config.no_audio(NO_AUDIO_DEFAULT)
         await self.fail("CLIENT_ERROR", f"request timeout after {seconds:g} seconds.")
 
+    async def idle_close_fault(self) -> bool:
+        """The idle-close fault: a run-task on a connection that already carried a task meets the server's idle
+        close (as when the client reuses a connection just as the idle timeout ends it). True if it fired."""
+        if not self.used_ids or self.faults.get("idle-close") is None:
+            return False
+        self.log.write(self.number, "fault", name="idle-close")
+        await self.close(1000, "idle timeout: no task")
+        return True
+
     # --- failing -----------------------------------------------------------------------------------------
     async def fail(self, code: str, message: str, task_id: str | None = None) -> None:
         if task_id is None:
@@ -92,6 +101,8 @@ class DashScopeSession(Session):
                 task_id = candidate if isinstance(candidate, str) else None
             action, task_id = params.check_header(message)
             if action == "run-task":
+                if await self.idle_close_fault():
+                    return
                 await self.run_task(message, task_id)
             elif action == "continue-task":
                 self.check_running(action, task_id)

@@ -41,6 +41,7 @@ FAULTS: dict[str, dict[str, tuple[type, object, str]]] = {
     "slow-finish": {
         "delay_ms": (int, 5000, "delay before task-finished/TranscriptionCompleted"),
     },
+    "idle-close": {},
 }
 COMMON = {"times": (int, 0, "fire on the first N connections only (0 = every connection)")}
 

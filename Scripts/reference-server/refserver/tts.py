@@ -113,6 +113,8 @@ class SynthesisSession(DashScopeSession):
         try:
             action, task_id = dashscope_params.check_header(message)
             if action == "run-task":
+                if await self.idle_close_fault():
+                    return
                 self.end_synthesis()
                 if not params.is_tts_run_task(message):
                     await super().on_text(text)

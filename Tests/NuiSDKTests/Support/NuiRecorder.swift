@@ -29,23 +29,40 @@ final class NuiRecorder: NeoNuiSdkDelegate, @unchecked Sendable { // state under
     /// Audio the pull-mode callback hands out, in order; nil answers 0 bytes.
     var pullAudio: [UInt8]?
     private var pullOffset = 0
-    /// Hooks called inside the callbacks.
-    var onEvent: ((Event) -> Void)?
-    var onAudioState: ((NuiAudioState) -> Void)?
-    var onLog: ((NuiSdkLogLevel, String) -> Void)?
-    var onPull: (() -> Void)?
-    /// Called inside `onNuiAssistEventCallback` (EVENT_AEC_DATA) and `onNuiRmsChanged`. Under `condition`: a test
-    /// sets them while the callback thread runs (ThreadSanitizer saw `ReleaseTests` do so).
+    /// Hooks called inside the callbacks; `onAssist` inside `onNuiAssistEventCallback` (EVENT_AEC_DATA), `onRms`
+    /// inside `onNuiRmsChanged`. Under `condition`: a test may set one while the callback thread runs
+    /// (ThreadSanitizer saw `ReleaseTests` do so).
+    var onEvent: ((Event) -> Void)? {
+        get { condition.withLock { hooks.event } }
+        set { condition.withLock { hooks.event = newValue } }
+    }
+    var onAudioState: ((NuiAudioState) -> Void)? {
+        get { condition.withLock { hooks.audioState } }
+        set { condition.withLock { hooks.audioState = newValue } }
+    }
+    var onLog: ((NuiSdkLogLevel, String) -> Void)? {
+        get { condition.withLock { hooks.log } }
+        set { condition.withLock { hooks.log = newValue } }
+    }
+    var onPull: (() -> Void)? {
+        get { condition.withLock { hooks.pull } }
+        set { condition.withLock { hooks.pull = newValue } }
+    }
     var onAssist: (() -> Void)? {
-        get { condition.withLock { assistHook } }
-        set { condition.withLock { assistHook = newValue } }
+        get { condition.withLock { hooks.assist } }
+        set { condition.withLock { hooks.assist = newValue } }
     }
     var onRms: (() -> Void)? {
-        get { condition.withLock { rmsHook } }
-        set { condition.withLock { rmsHook = newValue } }
+        get { condition.withLock { hooks.rms } }
+        set { condition.withLock { hooks.rms = newValue } }
     }
-    private var assistHook: (() -> Void)?
-    private var rmsHook: (() -> Void)?
+    private struct Hooks {
+        var event: ((Event) -> Void)?
+        var audioState: ((NuiAudioState) -> Void)?
+        var log: ((NuiSdkLogLevel, String) -> Void)?
+        var pull, assist, rms: (() -> Void)?
+    }
+    private var hooks = Hooks()
     /// Every callback but AEC data, RMS and logs, in the order they came: "STATE_OPEN", "EVENT_… dialog".
     private(set) var timelineEntries: [String] = []
     /// The threads callbacks ran on, pull mode's audio thread excepted.

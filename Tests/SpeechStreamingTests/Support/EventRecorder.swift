@@ -5,8 +5,14 @@ import XCTest
 /// A delegate that keeps every event and lets a test wait for one.
 final class EventRecorder: SpeechStreamingDelegate, @unchecked Sendable { // state in the log
     private let log = WaitableLog<SpeechEvent>()
-    /// Called on the delivery queue for each event, before waiters are woken.
-    var onEvent: (@Sendable (SpeechEvent) -> Void)?
+    /// Called on the delivery queue for each event, before waiters are woken. Behind a lock: a test may set it
+    /// while events arrive.
+    var onEvent: (@Sendable (SpeechEvent) -> Void)? {
+        get { hookLock.withLock { hook } }
+        set { hookLock.withLock { hook = newValue } }
+    }
+    private let hookLock = NSLock()
+    private var hook: (@Sendable (SpeechEvent) -> Void)?
 
     func speechSession(_ session: SpeechStreamingSession, didReceive event: SpeechEvent) {
         onEvent?(event)
