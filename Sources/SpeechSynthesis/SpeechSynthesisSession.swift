@@ -35,10 +35,14 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     private let active = Locked<UInt64?>(nil)
     private let state = Locked(State())
 
+    /// Each task's part is keyed by its generation, so a call that saw an earlier task (ended meanwhile, and
+    /// another started from a second thread) cannot touch the new one.
     private struct State {
-        var finishing = false
         var closed = false
-        /// Characters of the running task's text so far (the service's count).
+        /// The task whose finish was requested: it takes no more text.
+        var finishing: UInt64?
+        /// The task whose characters are counted, and its text so far (the service's count).
+        var counted: UInt64 = 0
         var characters = 0
     }
 
@@ -77,20 +81,23 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
         let count = text.map { TextSplitter.count(Substring($0)) } ?? 0
         guard count <= Self.taskCharacterLimit else { throw Self.beyondLimit(count, after: 0) }
         guard !state.withLock({ $0.closed }) else { throw SpeechStreamingError(.invalidState, "the session is closed") }
+        // The task's state and its start are in place before another thread can see it running (a send from there
+        // must find its count, and its text must reach the engine after the start).
         let generation = try active.withLock { running throws(SpeechStreamingError) -> UInt64 in
             guard running == nil else { throw SpeechStreamingError(.invalidState, "a synthesis task is running") }
             let generation = delivery.nextGeneration()
+            state.withLock {
+                if text != nil { $0.finishing = generation }
+                $0.counted = generation
+                $0.characters = count
+            }
+            engine.post(.start(generation: generation))
             running = generation
             return generation
         }
-        state.withLock {
-            $0.finishing = text != nil
-            $0.characters = count
-        }
-        engine.post(.start(generation: generation))
         guard let text else { return }
-        for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece)) }
-        engine.post(.finish)
+        for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece, generation: generation)) }
+        engine.post(.finish(generation: generation))
     }
 
     /// Starts a task and waits for task-started.
@@ -114,13 +121,18 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
     ///   ``SpeechStreamingError/Code/textLimit`` when the task's text would exceed ``taskCharacterLimit``: nothing
     ///   of `text` was queued, the task goes on.
     public func send(text: String) throws {
-        try checkSendable()
+        guard let generation = active.withLock({ $0 }) else {
+            throw SpeechStreamingError(.invalidState, "no synthesis task is running")
+        }
         let count = TextSplitter.count(Substring(text))
         try state.withLock { state throws(SpeechStreamingError) in
-            guard state.characters + count <= Self.taskCharacterLimit else { throw Self.beyondLimit(count, after: state.characters) }
-            state.characters += count
+            guard state.finishing != generation else { throw SpeechStreamingError(.invalidState, "finish was requested: no more text") }
+            let characters = state.counted == generation ? state.characters : 0
+            guard characters + count <= Self.taskCharacterLimit else { throw Self.beyondLimit(count, after: characters) }
+            state.counted = generation
+            state.characters = characters + count
         }
-        for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece)) }
+        for piece in TextSplitter.split(text) where !piece.isEmpty { engine.post(.text(piece, generation: generation)) }
     }
 
     /// The most text one task takes, in the service's count (a CJK character counts 2): 200,000 characters.
@@ -131,18 +143,12 @@ public final class SpeechSynthesisSession: @unchecked Sendable { // immutable re
                              + "beyond the service's \(taskCharacterLimit) per task")
     }
 
-    private func checkSendable() throws(SpeechStreamingError) {
-        guard active.withLock({ $0 != nil }) else { throw SpeechStreamingError(.invalidState, "no synthesis task is running") }
-        let finishing = state.withLock { $0.finishing }
-        guard !finishing else { throw SpeechStreamingError(.invalidState, "finish was requested: no more text") }
-    }
-
     /// Ends the task's text (finish-task, after the queued text) and returns at once; the server synthesizes
     /// what it holds, then ``SynthesisEvent/completed(_:)`` follows. Does nothing when no task runs.
     public func requestFinish() {
-        guard active.withLock({ $0 != nil }) else { return }
-        state.withLock { $0.finishing = true }
-        engine.post(.finish)
+        guard let generation = active.withLock({ $0 }) else { return }
+        state.withLock { $0.finishing = generation }
+        engine.post(.finish(generation: generation))
     }
 
     /// Ends the task's text and waits for task-finished (all audio delivered, bounded by the finish timeout).

@@ -10,8 +10,9 @@ import Threads
 final class SynthesisEngine: @unchecked Sendable {
     enum Command {
         case start(generation: UInt64)
-        case text(String)
-        case finish
+        /// Text and finish name their task: one that ended meanwhile leaves them unsent.
+        case text(String, generation: UInt64)
+        case finish(generation: UInt64)
         case cancel
         /// Cancel, then signal once the close frame is out.
         case close
@@ -91,9 +92,11 @@ final class SynthesisEngine: @unchecked Sendable {
         for command in pending {
             switch command {
             case .start(let generation): begin(generation)
-            case .text(let text):
+            case .text(let text, let task):
+                guard task == generation else { continue } // for a task that already ended
                 if phase == .running { sendText(text) } else if phase != .idle { pendingTexts.append(text) }
-            case .finish:
+            case .finish(let task):
+                guard task == generation else { continue }
                 if phase == .running { sendFinish() } else if phase == .connecting || phase == .starting {
                     finishRequested = true
                 }
