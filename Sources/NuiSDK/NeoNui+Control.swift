@@ -54,11 +54,13 @@ extension NeoNui {
     /// Sends an action to the running dialog: `context` (new context for DashScope's context biasing), `play_start`
     /// or `play_over` (the device starts or stops playing: the AEC's hint).
     ///
+    /// A control call: any thread (a callback too), serialized with the other control calls; not real-time safe.
     /// The corresponding Objective-C call is `-nui_dialog_action:`.
     /// - Parameter action_params: JSON `{"type": "action", "command": "context" | "play_start" | "play_over",
     ///   "context": [...]}`.
-    /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_NO_DIALOG`, `NUI_ERR_AEC_DISABLED`, a parameter
-    ///   error, or the code of a context update the service refuses.
+    /// - Returns: `SUCCESS`, `NUI_ERR_NOT_INITIALIZED`, `NUI_ERR_NO_DIALOG` (also for `context` on a dialog whose
+    ///   task the service has just ended, before its end reached the app), `NUI_ERR_AEC_DISABLED`, a parameter
+    ///   error, or the code of a context update the service refuses (`NUI_ERR_INTERNAL` for NLS, which has none).
     @discardableResult
     public func nui_dialog_action(_ action_params: UnsafePointer<CChar>?) -> NuiResultCode {
         control.withLock {

@@ -219,8 +219,11 @@ public final class RecognitionCore: @unchecked Sendable { // immutable reference
     /// The reference is a player's: see ``AudioFrontEnd/FrontEnd/startReferenceAtMic()``. Any thread; real-time safe.
     package func startReferenceAtMic() { frontEnd.startReferenceAtMic() }
 
-    /// Sends new conversation context to the running DashScope task. Control thread or the handler.
-    /// - Throws: ``RecognitionError/service(_:)`` for NLS or when no task runs.
+    /// Sends new conversation context to the running DashScope task. Control thread or the handler; not real-time
+    /// safe (allocates).
+    /// - Throws: ``RecognitionError/service(_:)``: code ``SpeechStreaming/SpeechStreamingError/Code/invalidState``
+    ///   for NLS (the protocol has no context update), ``SpeechStreaming/SpeechStreamingError/Code/taskNotRunning``
+    ///   when no task runs (e.g. the service ended it and its event has not reached the handler yet).
     public func updateContext(_ context: [ContextMessage]) throws {
         do { try session.updateContext(context) } catch let error as SpeechStreamingError {
             throw RecognitionError.service(error)

@@ -127,7 +127,8 @@ public final class RecognitionSession: Sendable {
     public func pushReference(samples: UnsafeBufferPointer<Int16>) -> PushResult { core.pushReference(samples: samples) }
     /// Playback hints (`play_start` / `play_over`). Any thread; real-time safe.
     public func setPlaying(_ isPlaying: Bool) { core.setPlaying(isPlaying) }
-    /// New conversation context for a running DashScope task.
+    /// New conversation context for a running DashScope task. Any thread; not real-time safe (allocates).
+    /// - Throws: as ``RecognitionCore/updateContext(_:)``.
     public func updateContext(_ context: [ContextMessage]) throws { try core.updateContext(context) }
 
     /// Ends the audio and waits for the final result and the end of the task.

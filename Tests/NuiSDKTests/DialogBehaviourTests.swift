@@ -141,6 +141,57 @@ final class DialogBehaviourTests: XCTestCase {
         XCTAssertNotNil(input("continue-task")?["context"], "the context action went out as continue-task")
     }
 
+    /// A context action on a dialog the service has just ended (task-failed) while NeoNui has not heard of the end
+    /// yet: `NUI_ERR_NO_DIALOG`, as once the end is in (it was `NUI_ERR_INTERNAL`). The core's last event is held
+    /// at its handler, so the call lands in that window every time.
+    func testContextActionOnADialogTheServiceEndedIsNoDialog() throws {
+        server = try ReferenceServer(["--fault", "task-failed:after_ms=500,code=InternalError,message=ended"])
+        startDialog(url: server!.url(), model: "fun-asr-realtime", waitForStart: false)
+        let running = try XCTUnwrap(harness.nui.lock.withLock { harness.nui.dialog })
+        let forward = try XCTUnwrap(running.core.eventHandler)
+        let held = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0)
+        running.core.eventHandler = { event in
+            if event.isTerminal {
+                held.signal()
+                go.wait()
+            }
+            forward(event)
+        }
+        defer { go.signal() }
+        XCTAssertEqual(held.wait(timeout: .now() + 15), .success, "the service ended the task")
+        XCTAssertEqual(harness.nui.lock.withLock { harness.nui.state }, .running, "NeoNui has not heard of the end")
+        let context: [[String: Any]] = [["role": "user", "content": [["text": "set a timer", "type": "input_text"]]]]
+        let action = NuiHarness.json(["type": "action", "command": "context", "context": context])
+        XCTAssertEqual(harness.nui.nui_dialog_action(action), .NUI_ERR_NO_DIALOG)
+        go.signal()
+        let end = try XCTUnwrap(harness.recorder.waitForEnd())
+        XCTAssertEqual(end.event, .EVENT_ASR_ERROR)
+        XCTAssertEqual(end.code, NuiResultCode.NUI_ERR_TASK_FAILED.rawValue)
+        XCTAssertEqual(harness.nui.nui_dialog_action(action), .NUI_ERR_NO_DIALOG, "and after the end")
+    }
+
+    /// NLS (here Tingwu) has no context update: a context action on its running dialog keeps its code,
+    /// `NUI_ERR_INTERNAL`, distinct from the ended dialog's `NUI_ERR_NO_DIALOG`; the dialog goes on.
+    func testContextActionOnAnNLSDialogKeepsItsCode() throws {
+        let token = "tingwu-meeting-token-9931"
+        server = try ReferenceServer(["--api-key", token])
+        var parameters = harness.initParameters(url: server!.url("/api/ws/v1") + "?mc=\(token)", ["app_key": "default", "token": "default"])
+        parameters["apikey"] = nil
+        XCTAssertEqual(harness.initialize(parameters), .SUCCESS)
+        var params = NuiHarness.recognitionParameters()
+        params["nls_config"] = ["sr_format": "pcm", "sample_rate": 16000]
+        XCTAssertEqual(harness.setParams(params), .SUCCESS)
+        XCTAssertEqual(harness.start(), .SUCCESS)
+        XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_STARTED))
+        let context: [[String: Any]] = [["role": "user", "content": [["text": "set a timer", "type": "input_text"]]]]
+        XCTAssertEqual(harness.nui.nui_dialog_action(NuiHarness.json(["type": "action", "command": "context", "context": context])),
+                       .NUI_ERR_INTERNAL)
+        XCTAssertEqual(harness.nui.lock.withLock { harness.nui.state }, .running, "the dialog goes on")
+        harness.push(try nearEnd(seconds: 1))
+        XCTAssertEqual(harness.nui.nui_dialog_cancel(false), .SUCCESS)
+        XCTAssertEqual(harness.recorder.waitForEnd()?.event, .EVENT_TRANSCRIBER_COMPLETE)
+    }
+
     func testTingwuSentenceStartsAndTranslations() throws {
         let token = "tingwu-meeting-token-9931"
         server = try ReferenceServer(["--api-key", token, "--translate", "en"])

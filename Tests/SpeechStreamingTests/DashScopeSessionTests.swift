@@ -130,6 +130,9 @@ final class DashScopeSessionTests: XCTestCase {
         TestAudio.stream(session, pieces: TestAudio.chunks(TestAudio.pcm(), size: 3200))
         session.stop()
         guard case .completed = recorder.waitForEnd() else { return XCTFail("task failed: \(recorder.errors)") }
+        XCTAssertThrowsError(try session.updateContext([ContextMessage(role: .user, text: "late")])) {
+            XCTAssertEqual(($0 as? SpeechStreamingError)?.code, .taskNotRunning, "the task ended: not the NLS case's invalidState")
+        }
 
         let messages = server.receivedMessages()
         let runTask = try XCTUnwrap(messages.first)

@@ -20,6 +20,7 @@ extension NuiResultCode {
             .invalidConfiguration: .NUI_ERR_INVALID_PARAMETER_VALUE,
             .textLimit: .NUI_ERR_INVALID_PARAMETER_VALUE,
             .invalidState: .NUI_ERR_INTERNAL,
+            .taskNotRunning: .NUI_ERR_NO_DIALOG, // nui_dialog_action on a dialog that just ended on its own
             .connectionRefused: .NUI_ERR_CONNECTION_REFUSED,
             .unknownHost: .NUI_ERR_UNKNOWN_HOST,
             .tlsFailure: .NUI_ERR_TLS,

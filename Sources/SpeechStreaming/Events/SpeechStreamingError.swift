@@ -16,6 +16,10 @@ public struct SpeechStreamingError: Error, Sendable, Equatable, CustomStringConv
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// A call made in a state that does not allow it (e.g. `start()` while a task runs).
         public static let invalidState = Code("invalidState")
+        /// A call that needs a running task made when none runs: none was started, or the task already ended
+        /// (stopped, cancelled, or finished or failed by the server, e.g. ``SpeechStreamingSession/updateContext(_:)``
+        /// right after the server ended the task, before its event reached the app).
+        public static let taskNotRunning = Code("taskNotRunning")
         /// Nothing listens at the address (TCP connection refused or unreachable).
         public static let connectionRefused = Code("connectionRefused")
         /// The host name does not resolve.

@@ -149,12 +149,13 @@ public final class SpeechStreamingSession: @unchecked Sendable { // immutable re
     /// Sends new conversation context to the running DashScope task (continue-task with `input.context`).
     ///
     /// Any thread. Supported by `fun-asr-realtime` and Qwen-Audio streaming models.
-    /// - Throws: ``SpeechStreamingError/Code/invalidState`` for NLS sessions or when no task runs.
+    /// - Throws: ``SpeechStreamingError/Code/invalidState`` for NLS sessions (the protocol has no context
+    ///   update), ``SpeechStreamingError/Code/taskNotRunning`` when no task runs (none started, or it ended).
     public func updateContext(_ context: [ContextMessage]) throws {
         guard engine.wire.contextMessage(taskId: "", context: []) != nil else {
             throw SpeechStreamingError(.invalidState, "the NLS protocol has no context update")
         }
-        guard control.isActive else { throw SpeechStreamingError(.invalidState, "no task is running") }
+        guard control.isActive else { throw SpeechStreamingError(.taskNotRunning, "no task is running") }
         engine.post(.updateContext(context))
     }
 
