@@ -74,10 +74,13 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
     func handle(_ batch: [EventPump.Message]) -> Bool {
         for message in batch where !ended { handle(message) }
         guard !ended else { return true }
-        if let pending = pendingCompletion, !hooks.audioPending(audioHandledEnd) || ContinuousClock.now - pending.since >= Self.completionWait {
-            pendingCompletion = nil
-            complete(rawJSON: pending.rawJSON)
-            return true
+        if let pending = pendingCompletion {
+            let audioMissing = hooks.audioPending(audioHandledEnd)
+            if !audioMissing || ContinuousClock.now - pending.since >= Self.completionWait {
+                pendingCompletion = nil
+                complete(rawJSON: pending.rawJSON, gaveUpOnAudio: audioMissing)
+                return true
+            }
         }
         hooks.poll()
         reportDrops()
@@ -191,9 +194,13 @@ final class EventProcessor: @unchecked Sendable { // confined to the EventPump t
         }
     }
 
-    private func complete(rawJSON: String?) {
+    /// Ends the dialog with its summary; `gaveUpOnAudio`: the completion waited out ``completionWait`` with audio
+    /// events still missing (``RecognitionSummary/completionGaveUpOnAudio``).
+    private func complete(rawJSON: String?, gaveUpOnAudio: Bool = false) {
         reportDrops()
-        end(with: .completed(summary(.finished, rawJSON: rawJSON)))
+        var summary = summary(.finished, rawJSON: rawJSON)
+        summary.completionGaveUpOnAudio = gaveUpOnAudio
+        end(with: .completed(summary))
     }
 
     private func checkMicSilence() {

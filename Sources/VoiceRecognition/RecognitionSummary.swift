@@ -38,6 +38,12 @@ public struct RecognitionSummary: Sendable {
     public var timeToStart: Duration?
     /// From `finish()` to the end (nil after a forced cancel).
     public var timeToComplete: Duration?
+    /// Whether the service's completion waited the whole time it may wait for the audio events of audio the dialog
+    /// sent (1 s: a dialog on a ``RecognitionEngine``, whose drain may lag the socket) and then ended the dialog
+    /// with some still missing. False when no wait was needed or every such event came (or was counted dropped)
+    /// before the end, and after a forced cancel. Decided on the core's event thread as the summary is made (not on
+    /// the audio path); the summary is a value, read it on any thread.
+    public var completionGaveUpOnAudio = false
     /// From `start()` to the end.
     public var totalTime: Duration
     /// The completion message of the service (nil after a forced cancel).

@@ -49,8 +49,9 @@ final class CallbackStallTests: NuiServerTestCase {
         XCTAssertGreaterThan(engine.frontEnd.appEventsDropped, 0, "the front end dropped them, not the queue")
         XCTAssertEqual(Double(chunks + drops.aecData), Double(totals.outputSamples) / 160, accuracy: 2,
                        "every chunk delivered or counted")
-        XCTAssertLessThan(try XCTUnwrap(summary.timeToComplete), .milliseconds(900),
-                          "the completion does not wait for audio events that will not come")
+        XCTAssertFalse(summary.completionGaveUpOnAudio,
+                       "the completion does not wait for audio events that will not come (it would give up after 1 s)")
+        XCTAssertLessThan(try XCTUnwrap(summary.timeToComplete), .seconds(10), "generous: the finish timeout")
     }
 
     /// Threads of this process whose name (Linux: its first 15 bytes) starts as `name`'s; -1 without /proc.

@@ -62,6 +62,13 @@ final class CompletionOrderTests: XCTestCase {
                 return (samples(events[..<end]), end < events.endIndex, samples(events[end...]))
             }
         }
+
+        /// The summary of the completion, once it came.
+        var summary: RecognitionSummary? {
+            events.withLock { events in
+                events.lazy.compactMap { if case .completed(let summary) = $0 { summary } else { nil } }.first
+            }
+        }
     }
 
     /// The pump's batch holds the completion between two chunks the drain had both taken already: the
@@ -90,6 +97,36 @@ final class CompletionOrderTests: XCTestCase {
         let outcome = parts.outcome
         XCTAssertTrue(outcome.ended)
         XCTAssertEqual(outcome.samplesBeforeEnd, 320, "\(outcome)")
+        XCTAssertEqual(parts.summary?.completionGaveUpOnAudio, false, "the chunk came: the wait did not run out")
+    }
+
+    /// A chunk sent that the drain neither reports nor counts as dropped: the completion waits the whole
+    /// ``EventProcessor/completionWait`` for it, then ends the dialog and says so in the summary. Where the drain's
+    /// count is what the completion waits for (NUI's tap; here without audio events), a chunk the front end dropped
+    /// and the drain counted (a gap) is not waited for.
+    func testACompletionThatWaitedOutTheMissingAudioSaysSo() throws {
+        let parts = try Parts()
+        defer { parts.session.close() }
+        _ = parts.processor.handle([parts.produce(0)])
+        let samples = [Int16](repeating: 1, count: 160)
+        XCTAssertTrue(samples.withUnsafeBufferPointer { parts.forwarder.takeProcessed($0, position: parts.start + 160) })
+        let held = ContinuousClock.now
+        _ = parts.processor.handle([Parts.completed])
+        XCTAssertFalse(parts.outcome.ended, "held for the chunk sent")
+        while !parts.outcome.ended, ContinuousClock.now - held < .seconds(5) {
+            usleep(50_000)
+            _ = parts.processor.handle([])
+        }
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - held, EventProcessor.completionWait)
+        XCTAssertEqual(parts.summary?.completionGaveUpOnAudio, true, "ended with the chunk still missing")
+
+        let gap = try Parts(reportsAudio: false)
+        defer { gap.session.close() }
+        XCTAssertTrue(samples.withUnsafeBufferPointer { gap.forwarder.takeProcessed($0, position: gap.start) })
+        gap.forwarder.takeGap(from: gap.start, to: gap.start + 160, outputEnd: gap.start + 160) // dropped, counted
+        _ = gap.processor.handle([Parts.completed])
+        XCTAssertTrue(gap.outcome.ended, "nothing to wait for")
+        XCTAssertEqual(gap.summary?.completionGaveUpOnAudio, false)
     }
 
     /// Without audio events (``RecognitionConfiguration/reportsAudio`` off) the drain's count is what the
