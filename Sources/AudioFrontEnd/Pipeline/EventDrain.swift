@@ -24,9 +24,8 @@ final class EventDrain: @unchecked Sendable {
     private let sinks = Mutex(Sinks())
     private let stopRequested = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
-    /// pthread_self() of the drain thread once it runs.
-    private let drainThread = Atomic<UInt>(0)
-    private let thread = Mutex<JoinableThread?>(nil)
+    /// The drain's own thread (none for a hosted drain); started and joined off the audio path.
+    private let thread = ThreadSlot()
     /// Signalled once the thread has delivered its last event ; ``waitUntilFinished()`` waits on it.
     private let finishedSignal = DispatchSemaphore(value: 0)
     private var lastDrops = DropCounts()
@@ -78,22 +77,18 @@ final class EventDrain: @unchecked Sendable {
     func start(owner: FrontEnd) {
         started.store(true, ordering: .releasing)
         if let host { return host.attach(owner, drain: self) } // no thread: the host's runs the rounds
-        let thread = JoinableThread(name: "AudioFrontEnd.drain") { [weak owner, self] in
-            self.drainThread.store(currentThreadKey(), ordering: .releasing)
-            self.run { owner }
-        }
-        guard let thread else { // no thread to be had: the sequence ends, finish() does not wait
+        guard thread.start(name: "AudioFrontEnd.drain", { [weak owner, self] in self.run { owner } }) else {
+            // No thread to be had: the sequence ends, finish() does not wait.
             endSequence()
             markDone()
             return
         }
-        self.thread.withLock { $0 = thread }
     }
 
     /// Whether the caller is the drain thread (a delegate callback).
     var isDrainThread: Bool {
         if let host { return host.isHostThread }
-        return drainThread.load(ordering: .acquiring) == currentThreadKey()
+        return thread.isCurrent
     }
 
     /// Whether the drain is hosted (``FrontEndDrainHost``). Any thread.
@@ -145,11 +140,7 @@ final class EventDrain: @unchecked Sendable {
     /// detached instead). Nothing the thread held outlives this call.
     func join() {
         stop()
-        let thread = thread.withLock { thread -> JoinableThread? in
-            defer { thread = nil }
-            return thread
-        }
-        thread?.join()
+        thread.join()
     }
 
     private func markDone() { finishedSignal.signal() }
