@@ -157,11 +157,17 @@ class StoppedScene:
 
     def write(self, stops, out_dir):
         """The mic and reference with the far end silent over each (stop, resume); returns their paths."""
-        silenced = np.zeros_like(self.reference)
+        volume = np.ones_like(self.reference)
         for stop, resume in stops:
             a = int(round(stop * self.rate))
-            b = len(silenced) if resume is None else int(round(resume * self.rate))
-            silenced[a:b] = self.reference[a:b]
+            b = len(volume) if resume is None else int(round(resume * self.rate))
+            volume[a:b] = 0
+        return self.write_volume(volume, out_dir)
+
+    def write_volume(self, volume, out_dir):
+        """The mic and reference with the far end played at `volume` (a gain per sample, 0...1: what the device
+        hands its speaker and pushes as the reference); returns their paths."""
+        silenced = self.reference * (1 - volume)
         mic = self.mic.copy()
         if np.any(silenced):
             for c, (g, h) in enumerate(zip(self.gains, self.paths)):

@@ -148,3 +148,80 @@ class InterruptingSpeechWerTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DuckLoopTests(unittest.TestCase):
+    """bargein_duck.py's closed loop: a suspicion ducks the far end from one buffer after it, a decision stops it."""
+
+    def test_volume_curve_ducks_with_ramps_and_a_stop_cuts_the_duck(self):
+        import bargein_duck
+        v = bargein_duck.volume_curve(4000, 1000, [(1.5, 2.5)], [[1.0, 2.0], [3.0, 3.5]], 0.1)
+        self.assertEqual(v[500], 1)
+        self.assertAlmostEqual(v[1009], 0.1)  # ramped down over one 10 ms buffer
+        self.assertLess(v[1000], 1)
+        self.assertGreater(v[1000], 0.9)
+        self.assertAlmostEqual(v[1400], 0.1)
+        self.assertTrue(np.all(v[1500:2500] == 0))  # the stop, which also ends the first duck
+        self.assertEqual(v[2600], 1)  # no duck left after the resume
+        self.assertAlmostEqual(v[3200], 0.1)
+        self.assertEqual(v[3600], 1)
+
+    def test_next_event_takes_the_earliest_while_playing_a_stop_first_on_a_tie(self):
+        import bargein_duck
+        self.assertEqual(bargein_duck.next_event([2.0], [1.0, 2.0], 0.0, [], []), ("duck", 1.0))
+        self.assertEqual(bargein_duck.next_event([2.0], [2.0], 1.5, [], []), ("stop", 2.0))
+        self.assertEqual(bargein_duck.next_event([2.0], [3.0], 0.0, [(1.8, 2.5)], []), ("duck", 3.0))
+        self.assertIsNone(bargein_duck.next_event([1.0], [0.5], 1.1, [], []))
+
+    def test_the_loop_acts_on_a_suspicion_then_on_the_decision_it_made_possible(self):
+        import bargein_duck
+
+        class Scene:
+            rate = 1000
+            reference = np.ones(5000)
+
+            def __init__(self):
+                self.volumes = []
+
+            def write_volume(self, volume, out_dir):
+                self.volumes.append(volume.copy())
+                return "mic", "ref"
+
+        scene = Scene()
+
+        def run(mic, reference):
+            # The talker (from 1.0 s) is suspected at 1.2 s; decided at 1.5 s only once the far end is ducked there.
+            ducked = scene.volumes[-1][1400] < 0.5
+            return ([1.5] if ducked else []), [1.2]
+
+        stops, ducks, stopped, ducked, seconds = bargein_duck.duck_loop(run, scene, [[1.0, 2.0]], 0.1, 1.0, "out")
+        self.assertEqual(ducks, [1.2])
+        self.assertEqual(stops, [1.5])
+        self.assertEqual(len(stopped), 1)
+        self.assertAlmostEqual(stopped[0][0], 1.51)
+        self.assertAlmostEqual(stopped[0][1], 2.5)  # resumes 500 ms after the utterance
+        self.assertAlmostEqual(ducked[0][0], 1.21)
+        self.assertEqual(seconds, 5.0)
+        final = scene.volumes[-1]
+        self.assertAlmostEqual(final[1300], 0.1)
+        self.assertTrue(np.all(final[1510:2500] == 0))
+        self.assertEqual(final[2600], 1)
+
+    def test_echo_only_counts_a_decision_and_plays_on(self):
+        import bargein_duck
+
+        class Scene:
+            rate = 1000
+            reference = np.ones(3000)
+            volumes = []
+
+            def write_volume(self, volume, out_dir):
+                self.volumes.append(volume.copy())
+                return "mic", "ref"
+
+        scene = Scene()
+        stops, ducks, stopped, _, _ = bargein_duck.duck_loop(lambda m, r: ([1.5, 2.5], []), scene, [], 0.1, 1.0, "out",
+                                                             stops_silence=False)
+        self.assertEqual(stops, [1.5, 2.5])
+        self.assertEqual((ducks, stopped), ([], []))
+        self.assertTrue(np.all(scene.volumes[-1] == 1))

@@ -18,13 +18,25 @@ extension NeoNuiStreamInputTts {
     /// A decision while no answer plays does nothing. The recognizer keeps the user's words: the decision does
     /// not touch the front end's speech segments, whose start is back-dated to the speech's first frame.
     ///
+    /// A suspicion (``BargeInDecision/isSuspicion``: the source's front end has
+    /// `FrontEndConfiguration.bargeInSuspicion` on) while an answer plays out turns the playback down by
+    /// `duckDecibels` for `duckMilliseconds` (the player's ``SynthesisPlayer/duck(decibels:milliseconds:)``; a
+    /// further suspicion extends it): the user is heard over a quieter echo and the barge-in decision that stops
+    /// the answer comes sooner; a wrong suspicion costs the dip only. No event is reported for it.
+    ///
     /// One handler per source: enabling replaces the source's handler; disabling (`false`) removes it. Any
     /// thread; not real-time safe. The decision arrives on the source's event thread (a front end's drain thread).
     /// - Returns: `SUCCESS`; `NUI_ERR_INVALID_PARAMETER_VALUE` when enabling with no source (no playback attached,
-    ///   or its reference is not a ``BargeInSource``).
+    ///   or its reference is not a ``BargeInSource``) or a duck out of range (0...90 dB, 0...60000 ms; the
+    ///   setting before the call then stays).
     @discardableResult
-    public func enableBargeIn(_ enabled: Bool, source: (any BargeInSource)? = nil) -> NuiResultCode {
+    public func enableBargeIn(_ enabled: Bool, source: (any BargeInSource)? = nil, duckDecibels: Float = 20,
+                              duckMilliseconds: Int = 1000) -> NuiResultCode {
         lock.withLock {
+            guard (0...90).contains(duckDecibels), (0...60_000).contains(duckMilliseconds) else {
+                return refuse("enableBargeIn", .NUI_ERR_INVALID_PARAMETER_VALUE,
+                              "duck \(duckDecibels) dB for \(duckMilliseconds) ms: takes 0...90 dB and 0...60000 ms")
+            }
             bargeInSource?.setBargeInHandler(nil)
             bargeInSource = nil
             guard enabled else { logger.info("enableBargeIn: off"); return .SUCCESS }
@@ -32,7 +44,13 @@ extension NeoNuiStreamInputTts {
                 return refuse("enableBargeIn", .NUI_ERR_INVALID_PARAMETER_VALUE,
                               "no barge-in source: attach a playback whose reference is a front end or the NeoNui recognizer, or pass one")
             }
-            chosen.setBargeInHandler { [weak self] decision in self?.bargeIn(decision) }
+            chosen.setBargeInHandler { [weak self] decision in
+                if decision.isSuspicion {
+                    self?.duck(decision, decibels: duckDecibels, milliseconds: duckMilliseconds)
+                } else {
+                    self?.bargeIn(decision)
+                }
+            }
             bargeInSource = chosen
             logger.info("enableBargeIn: on")
             return .SUCCESS
@@ -41,6 +59,14 @@ extension NeoNuiStreamInputTts {
 
     /// Whether barge-in is on. Any thread.
     public var isBargeInEnabled: Bool { lock.withLock { bargeInSource != nil } }
+
+    /// The source's event thread: duck the answer that plays out, if any.
+    private func duck(_ decision: BargeInDecision, decibels: Float, milliseconds: Int) {
+        guard let playback = lock.withLock({ playback }), playback.isPlayingOut else { return }
+        playback.player.duck(decibels: decibels, milliseconds: milliseconds)
+        logger.info("barge-in suspicion at \(decision.milliseconds) ms (mic timeline): playback ducked \(decibels) dB "
+                    + "for \(milliseconds) ms")
+    }
 
     /// The source's event thread: stop and end the task, if an answer plays.
     private func bargeIn(_ decision: BargeInDecision) {

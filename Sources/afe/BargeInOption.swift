@@ -2,13 +2,27 @@ import AudioFrontEnd
 
 /// `--barge-in off|KEY=VALUE,...` of `afe process`: the barge-in decision's settings for tuning on the scenario
 /// matrix (``FrontEndConfiguration/BargeIn``); keys not given keep the library's defaults.
+/// `--barge-in-suspicion off|on|KEY=VALUE,...`: the looser suspicion beside it
+/// (``FrontEndConfiguration/bargeInSuspicion``), `on` or keys on ``FrontEndConfiguration/suggestedBargeInSuspicion``.
 enum BargeInOption {
     static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db"
 
     static func parse(_ text: String, into configuration: inout FrontEndConfiguration) throws {
         guard text != "off" else { configuration.bargeIn = nil; return }
-        var settings = configuration.bargeIn ?? FrontEndConfiguration.BargeIn()
-        for (key, number, whole) in try KeyValueOption.pairs(text, option: "--barge-in (or off)", keys: keys) {
+        configuration.bargeIn = try settings(text, on: configuration.bargeIn ?? FrontEndConfiguration.BargeIn(),
+                                             option: "--barge-in")
+    }
+
+    static func parseSuspicion(_ text: String, into configuration: inout FrontEndConfiguration) throws {
+        guard text != "off" else { configuration.bargeInSuspicion = nil; return }
+        let base = configuration.bargeInSuspicion ?? FrontEndConfiguration.suggestedBargeInSuspicion
+        configuration.bargeInSuspicion = text == "on" ? base : try settings(text, on: base, option: "--barge-in-suspicion")
+    }
+
+    private static func settings(_ text: String, on base: FrontEndConfiguration.BargeIn,
+                                 option: String) throws -> FrontEndConfiguration.BargeIn {
+        var settings = base
+        for (key, number, whole) in try KeyValueOption.pairs(text, option: "\(option) (or off)", keys: keys) {
             switch key {
             case "min-ms": settings.minimumSpeechMilliseconds = whole
             case "gap-ms": settings.maximumGapMilliseconds = whole
@@ -29,9 +43,9 @@ enum BargeInOption {
             case "fast-gain-ms": settings.fastGainMilliseconds = whole
             case "band-top": settings.bandTop = whole
             case "fast-hold-db": settings.fastHoldDecibels = number
-            default: throw ArgumentReader.Failure(message: "--barge-in: unknown key '\(key)' (keys: \(keys))")
+            default: throw ArgumentReader.Failure(message: "\(option): unknown key '\(key)' (keys: \(keys))")
             }
         }
-        configuration.bargeIn = settings
+        return settings
     }
 }

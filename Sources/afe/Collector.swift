@@ -9,6 +9,7 @@ final class Collector: FrontEndDelegate, @unchecked Sendable {
     private(set) var segments: [(start: Int, end: Int?)] = []
     private(set) var telemetry: [EchoTelemetry] = []
     private(set) var bargeIns: [BargeInDecision] = []
+    private(set) var suspicions: [BargeInDecision] = []
 
     func frontEnd(_ frontEnd: FrontEnd, didProduce event: FrontEndEvent) {
         lock.withLock {
@@ -18,6 +19,7 @@ final class Collector: FrontEndDelegate, @unchecked Sendable {
             case .speechStarted(let ms): segments.append((ms, nil))
             case .speechEnded(let ms): if !segments.isEmpty { segments[segments.count - 1].end = ms }
             case .telemetry(let t): telemetry.append(t)
+            case .bargeIn(let decision) where decision.isSuspicion: suspicions.append(decision)
             case .bargeIn(let decision): bargeIns.append(decision)
             default: break
             }

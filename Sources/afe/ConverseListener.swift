@@ -121,6 +121,7 @@ final class ConverseListener: NeoNuiSdkDelegate, NeoNuiStreamInputTtsDelegate, @
 
     /// The drain thread: a barge-in decision on its way to the SDK.
     func decided(_ decision: BargeInDecision) {
+        guard !decision.isSuspicion else { return } // a duck, not a stop (converse does not turn suspicions on)
         lock.withLock { decisions.append(decision) }
         bargeInSeen.store(true, ordering: .releasing)
     }

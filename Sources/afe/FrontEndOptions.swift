@@ -60,6 +60,7 @@ struct FrontEndOptions {
                        [--transparency on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
                        [--far-end-only off|on|KEY=VALUE,...] (tuning: \(FarEndOnlyOption.keys))
                        [--barge-in off|KEY=VALUE,...] (tuning: \(BargeInOption.keys))
+                       [--barge-in-suspicion off|on|KEY=VALUE,...] (the same keys; on: evidence-offset-db=0)
     """
 
     var configuration = FrontEndConfiguration()
@@ -150,6 +151,10 @@ struct FrontEndOptions {
             let text = try reader.value(option)
             processOnly.append(option)
             try BargeInOption.parse(text, into: &configuration)
+        case "--barge-in-suspicion":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            try BargeInOption.parseSuspicion(text, into: &configuration)
         default:
             return false
         }

@@ -28,6 +28,9 @@ struct Report {
         let segments = collector.segments.map { "\(fmt($0.start))–\($0.end.map(fmt) ?? "end")" }
         lines.append("  speech segments: \(segments.isEmpty ? "none" : segments.joined(separator: ", "))")
         lines.append("  barge-ins: \(collector.bargeIns.isEmpty ? "none" : collector.bargeIns.map { fmt($0.milliseconds) }.joined(separator: ", "))")
+        if !collector.suspicions.isEmpty {
+            lines.append("  barge-in suspicions: \(collector.suspicions.map { fmt($0.milliseconds) }.joined(separator: ", "))")
+        }
         let drops = summary.drops
         lines.append("  drops: mic refused \(drops.micRefusedBytes) B, reference dropped \(drops.referenceDroppedSamples), reference missing \(drops.referenceMissingSamples)"
                      + (drops.referenceRefusedBytes > 0 ? ", reference refused \(drops.referenceRefusedBytes) B" : ""))
@@ -57,6 +60,7 @@ struct Report {
                                                           "double_talk": $0.isDoubleTalk] }],
             "vad_segments": collector.segments.map { ["start_ms": $0.start, "end_ms": $0.end as Any] },
             "barge_ins": collector.bargeIns.map { ["ms": $0.milliseconds, "speech_start_ms": $0.speechStartMilliseconds] },
+            "barge_in_suspicions": collector.suspicions.map { ["ms": $0.milliseconds, "speech_start_ms": $0.speechStartMilliseconds] },
             "drops": ["mic_refused_bytes": summary.drops.micRefusedBytes,
                       "reference_refused_bytes": summary.drops.referenceRefusedBytes,
                       "reference_dropped_samples": summary.drops.referenceDroppedSamples,

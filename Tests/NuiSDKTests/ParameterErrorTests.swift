@@ -139,6 +139,7 @@ final class ParameterErrorTests: XCTestCase {
             ("vad_backend x", top("vad_backend", "x"), .NUI_ERR_INVALID_PARAMETER_VALUE, "vad_backend"),
             ("vad_end_silence 100", top("vad_end_silence", 100), .NUI_ERR_INVALID_PARAMETER_VALUE, "vad_end_silence"),
             ("vad_sensitivity 3", top("vad_sensitivity", 3), .NUI_ERR_INVALID_PARAMETER_VALUE, "vad_sensitivity"),
+            ("barge_in_suspicion 2", top("barge_in_suspicion", 2), .NUI_ERR_INVALID_PARAMETER_TYPE, "barge_in_suspicion"),
             ("opus_bitrate 100", top("opus_bitrate", 100), .NUI_ERR_INVALID_PARAMETER_VALUE, "opus_bitrate"),
             ("opus_complexity 11", top("opus_complexity", 11), .NUI_ERR_INVALID_PARAMETER_VALUE, "opus_complexity"),
         ]
@@ -216,6 +217,11 @@ final class ParameterErrorTests: XCTestCase {
         XCTAssertEqual(energy.thresholdDecibels, 3, accuracy: 1e-5, "vad_sensitivity -1: 2 dB under the default 5 dB")
         XCTAssertEqual(energy.releaseDecibels, 1.2, accuracy: 1e-5)
         XCTAssertEqual(energy.voicing, FrontEndConfiguration.VoiceDetection.quietVoicing)
+        XCTAssertNil(push.frontEnd.configuration(sampleRate: 16000).bargeInSuspicion, "no barge-in suspicion by default")
+        let suspicious = NuiHarness.json(NuiHarness.recognitionParameters().merging(["barge_in_suspicion": true]) { $1 })
+        let ducking = try suspicious.withCString { try RecognitionParameters(json: $0, for: manual) { warnings.append($0) } }
+        XCTAssertEqual(ducking.frontEnd.configuration(sampleRate: 16000).bargeInSuspicion,
+                       FrontEndConfiguration.suggestedBargeInSuspicion)
         XCTAssertNil(push.dashScope.maxSentenceSilenceMilliseconds, "unset: the service's default applies")
         XCTAssertEqual(push.finishTimeoutMilliseconds, 10000)
         let connection: ConnectionOptions

@@ -6,13 +6,18 @@ public struct BargeInDecision: Sendable, Equatable {
     /// The first frame of the speech that decided it, ms. `milliseconds - speechStartMilliseconds` is the
     /// decision's own latency (the minimum duration plus what the gate held back).
     public var speechStartMilliseconds: Int
-    /// Decisions so far in this stream, from 1.
+    /// Decisions of this kind so far in this stream, from 1.
     public var sequence: Int
+    /// A suspicion (``FrontEndConfiguration/bargeInSuspicion``): the user may be talking over the playback —
+    /// turn it down for a moment (``FrontEndConfiguration/bargeInSuspicion`` says why), do not stop it. false:
+    /// a barge-in (``FrontEndConfiguration/bargeIn``): stop the playback.
+    public var isSuspicion: Bool
 
-    public init(milliseconds: Int, speechStartMilliseconds: Int, sequence: Int) {
+    public init(milliseconds: Int, speechStartMilliseconds: Int, sequence: Int, isSuspicion: Bool = false) {
         self.milliseconds = milliseconds
         self.speechStartMilliseconds = speechStartMilliseconds
         self.sequence = sequence
+        self.isSuspicion = isSuspicion
     }
 }
 

@@ -45,6 +45,7 @@ extension EventChannel {
         var record = RawEvent(.bargeIn, position: decision.milliseconds)
         record.counts.0 = decision.speechStartMilliseconds
         record.counts.1 = decision.sequence
+        record.flag = decision.isSuspicion
         records.write(record)
     }
 

@@ -243,7 +243,7 @@ final class EventDrain: @unchecked Sendable {
                                             processingDelayMilliseconds: record.values.4))
         case .bargeIn:
             return .bargeIn(BargeInDecision(milliseconds: record.position, speechStartMilliseconds: record.counts.0,
-                                            sequence: record.counts.1))
+                                            sequence: record.counts.1, isSuspicion: record.flag))
         case .drops:
             var drops = DropCounts()
             (drops.micRefusedBytes, drops.referenceDroppedSamples, drops.referenceMissingSamples, drops.eventOverruns,

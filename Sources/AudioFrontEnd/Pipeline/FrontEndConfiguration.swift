@@ -147,6 +147,24 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// The barge-in decision during playback (``FrontEndEvent/bargeIn(_:)``; needs ``voiceDetection``); nil
     /// turns it off. Default: ``BargeIn/init(minimumSpeechMilliseconds:maximumGapMilliseconds:nearToResidualDecibels:echoMarginDecibels:minimumLevelDecibels:micExcessDecibels:reverberationMilliseconds:rearmMilliseconds:)``.
     public var bargeIn: BargeIn? = BargeIn()
+    /// A second, looser barge-in decision beside ``bargeIn``: a *suspicion* (``BargeInDecision/isSuspicion``)
+    /// that the user may be talking over the playback, on which a playback turns itself down for a moment rather
+    /// than stopping (``FrontEndEvent/bargeIn(_:)``; needs ``voiceDetection``). While the answer is ducked the
+    /// talker stands that much higher over its echo, so ``bargeIn`` can then decide (and stop) a talker it would
+    /// miss under the full-volume echo; a wrong suspicion costs a dip in volume, not the answer. It shares the
+    /// band analysis of ``bargeIn`` (its ``BargeIn/bandWeight`` decides whether one runs). nil (the default)
+    /// turns it off: on the scenario matrix's tuning material (`Scripts/scenarios/bargein_duck.py`) a suspicion
+    /// at ``BargeIn/evidenceOffsetDecibels`` 0 with a 20 dB duck for 1 s found every talker of the tuning half
+    /// (0 of 47 missed instead of 3) but ducked 17 times in 30 min of echo-only playback, a cost the app should
+    /// choose. ``suggestedBargeInSuspicion`` is that setting.
+    public var bargeInSuspicion: BargeIn?
+    /// The suspicion setting measured with a 20 dB, 1 s duck (``bargeInSuspicion``): the default decision with
+    /// ``BargeIn/evidenceOffsetDecibels`` 0 (each counted frame adds its whole mic excess to the evidence).
+    public static var suggestedBargeInSuspicion: BargeIn {
+        var settings = BargeIn()
+        settings.evidenceOffsetDecibels = 0
+        return settings
+    }
     /// Opus encoding; nil (the default) turns it off.
     public var encoding: Encoding?
     /// How much mic audio the front end holds when its event consumer falls behind, ms. Default 2000.

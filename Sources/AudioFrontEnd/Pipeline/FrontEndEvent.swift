@@ -24,8 +24,9 @@ public enum FrontEndEvent: Sendable, Equatable {
     case oggPage([UInt8])
     /// Echo telemetry, about four times a second.
     case telemetry(EchoTelemetry)
-    /// The user talks over the playback (``FrontEndConfiguration/bargeIn``): stop it. A playback attached
-    /// through ``BargeInSource/setBargeInHandler(_:)`` has already been told.
+    /// The user talks over the playback (``FrontEndConfiguration/bargeIn``): stop it; or, when
+    /// ``BargeInDecision/isSuspicion`` (``FrontEndConfiguration/bargeInSuspicion``), may be talking: turn it down
+    /// for a moment. A playback attached through ``BargeInSource/setBargeInHandler(_:)`` has already been told.
     case bargeIn(BargeInDecision)
     /// Counts of dropped or missing audio changed (see ``DropCounts``).
     case drops(DropCounts)
@@ -127,6 +128,6 @@ public struct FrontEndSummary: Sendable, Equatable {
     public var drops: DropCounts
     /// The stages' fixed delay (``FrontEnd/processingDelay``).
     public var processingDelay: ProcessingDelay
-    /// Barge-in decisions (``FrontEndEvent/bargeIn(_:)``) in the stream.
+    /// Barge-in decisions (``FrontEndEvent/bargeIn(_:)``) in the stream, suspicions not counted.
     public var bargeIns = 0
 }

@@ -80,6 +80,8 @@ final class ProcessingChain {
     private let maximumDelayFrames: Int
     /// The barge-in decision (nil when off or without voice detection).
     @exclusivity(unchecked) private var bargeIn: BargeInDetector?
+    /// The looser decision beside it (``FrontEndConfiguration/bargeInSuspicion``), or nil.
+    @exclusivity(unchecked) private var suspicion: BargeInDetector?
     /// Its per-band excess (nil unless ``FrontEndConfiguration/BargeIn/bandWeight`` > 0).
     private let bargeInBands: BargeInBands?
     /// When the AEC2 stage switches to stronger settings while no near end is likely (nil: off,
@@ -138,9 +140,11 @@ final class ProcessingChain {
         try configuration.lateEchoSuppression?.validate()
         lateEcho = echo?.echoEstimateDecibels == nil ? nil : configuration.lateEchoSuppression.map(LateEchoSuppressor.init)
         try configuration.bargeIn?.validate()
+        try configuration.bargeInSuspicion?.validate()
         bargeIn = configuration.voiceDetection == nil ? nil : configuration.bargeIn.map(BargeInDetector.init)
+        suspicion = configuration.voiceDetection == nil ? nil : configuration.bargeInSuspicion.map(BargeInDetector.init)
         let frameSamples = rate / 100
-        bargeInBands = bargeIn.flatMap { $0.settings.bandWeight > 0 ? BargeInBands(
+        bargeInBands = (bargeIn ?? suspicion).flatMap { $0.settings.bandWeight > 0 ? BargeInBands(
             sampleRate: rate, frameLength: frameSamples, reverberationMilliseconds: $0.settings.reverberationMilliseconds,
             fastGainMilliseconds: $0.settings.fastGainMilliseconds, top: $0.settings.bandTop,
             pessimistic: $0.settings.fastHoldDecibels == 0) : nil }
@@ -346,10 +350,8 @@ final class ProcessingChain {
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
-        if let bargeIn {
-            let bargeInAllowed = speechGate.allowsBargeIn(convergedDecibels: bargeIn.settings.convergedDecibels,
-                                                          waiveConvergence: bargeIn.waivesConvergence)
-            decideBargeIn(speech: speech && bargeInAllowed, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
+        if bargeIn != nil || suspicion != nil {
+            decideBargeIn(speech: speech, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         }
         emitted += n
     }
@@ -387,21 +389,40 @@ final class ProcessingChain {
 
     /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
     /// `levels`: of the output, the echo the canceller predicted, the mic and the aligned reference, dBFS.
+    /// `speech`: the voice detector's and the gate's verdict on the frame, before each decision's own gate test.
     private func decideBargeIn(speech: Bool, levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
-        guard bargeIn != nil else { return }
         let frame = emitted / frameLength
         let playing = speechGate.isPlaybackActive
+        // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only.
+        let first = bargeIn ?? suspicion!
+        let firstSpeech = speech && speechGate.allowsBargeIn(convergedDecibels: first.settings.convergedDecibels,
+                                                             waiveConvergence: first.waivesConvergence)
         let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
-                                         echoOnly: playing && !speech && levels.mic > -60 && levels.reference > -60) ?? 0
-        guard bargeIn!.process(frame: frame, playing: playing, speech: speech,
-                               aboveResidualDecibels: levels.output - speechGate.residualLevel,
-                               belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
-                               level: levels.output, mic: levels.mic, reference: levels.reference,
-                               bandExcess: bands) else { return }
+                                         echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
+        if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands) {
+            emitDecision(bargeIn!, isSuspicion: false)
+        }
+        guard suspicion != nil else { return }
+        let suspected = bargeIn == nil ? firstSpeech : speech && speechGate.allowsBargeIn(
+            convergedDecibels: suspicion!.settings.convergedDecibels, waiveConvergence: suspicion!.waivesConvergence)
+        if decide(&suspicion!, frame: frame, playing: playing, speech: suspected, levels: levels, bands: bands) {
+            emitDecision(suspicion!, isSuspicion: true)
+        }
+    }
+
+    private func decide(_ detector: inout BargeInDetector, frame: Int, playing: Bool, speech: Bool,
+                        levels: (output: Float, echo: Float, mic: Float, reference: Float), bands: Float) -> Bool {
+        detector.process(frame: frame, playing: playing, speech: speech,
+                         aboveResidualDecibels: levels.output - speechGate.residualLevel,
+                         belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
+                         level: levels.output, mic: levels.mic, reference: levels.reference, bandExcess: bands)
+    }
+
+    private func emitDecision(_ detector: BargeInDetector, isSuspicion: Bool) {
         let delayMilliseconds = delaySamples * 1000 / sampleRate
-        let start = max(0, bargeIn!.runStartFrame * 10 - delayMilliseconds)
+        let start = max(0, detector.runStartFrame * 10 - delayMilliseconds)
         events.emitBargeIn(BargeInDecision(milliseconds: (framesProcessed + 1) * 10, speechStartMilliseconds: start,
-                                           sequence: bargeIn!.count))
+                                           sequence: detector.count, isSuspicion: isSuspicion))
     }
 
     /// Emits a drops event when the counts changed. Processing thread; real-time safe.

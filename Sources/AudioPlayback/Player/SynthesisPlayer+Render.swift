@@ -119,6 +119,7 @@ extension SynthesisPlayer {
     private func silence(_ out: UnsafeMutableBufferPointer<Int16>, frames: Int) {
         for i in 0..<out.count { out[i] = 0 }
         countRearm(frames: frames)
+        renderClock += frames
     }
 
     private func countRearm(frames: Int) {
@@ -134,12 +135,20 @@ extension SynthesisPlayer {
         withUnsafeMutablePointer(to: &mark) { marks.peek(into: UnsafeMutableBufferPointer(start: $0, count: 1)) == 1 }
     }
 
-    /// `renderMono` × volume into `out`, each sample repeated over the channels.
+    /// `renderMono` × volume × the duck into `out`, each sample repeated over the channels. The duck's gain
+    /// moves linearly over the piece when it starts or ends in it (no click).
     private func applyVolume(into out: UnsafeMutableBufferPointer<Int16>, frames: Int) {
         let gain = Float(bitPattern: volumeBits.load(ordering: .relaxed))
+        let ducked = renderClock < duckUntilFrame.load(ordering: .relaxed)
+        let duckTarget = ducked ? Float(bitPattern: duckGainBits.load(ordering: .relaxed)) : 1
+        let duckStart = renderDuckGain
+        renderDuckGain = duckTarget
+        renderClock += frames
         let channels = configuration.channelCount
+        let step = (duckTarget - duckStart) / Float(max(1, frames))
         for frame in 0..<frames {
-            let sample = gain == 1 ? renderMono[frame] : Int16((Float(renderMono[frame]) * gain).rounded())
+            let total = duckStart == duckTarget ? gain * duckTarget : gain * (duckStart + step * Float(frame + 1))
+            let sample = total == 1 ? renderMono[frame] : Int16((Float(renderMono[frame]) * total).rounded())
             for c in 0..<channels { out[frame * channels + c] = sample }
         }
     }

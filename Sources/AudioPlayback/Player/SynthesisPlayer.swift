@@ -49,6 +49,9 @@ public final class SynthesisPlayer: @unchecked Sendable {
     let stopAcknowledged = Atomic<Int>(0)
     let skipUntil = Atomic<Int>(0)
     let volumeBits = Atomic<UInt32>(Float(1).bitPattern)
+    /// A duck (``duck(decibels:milliseconds:)``): its gain, and the render frame count before which it applies.
+    let duckGainBits = Atomic<UInt32>(Float(1).bitPattern)
+    let duckUntilFrame = Atomic<Int>(0)
     let positionSamples = Atomic<Int>(0)
     let currentUtterance = Atomic<Int>(0)
     let underrunFrames = Atomic<Int>(0)
@@ -85,6 +88,9 @@ public final class SynthesisPlayer: @unchecked Sendable {
     var renderPosition = 0
     var renderRearmCountdown = -1
     var renderRearmUtterance = 0
+    /// Frames rendered before the current piece, and the duck gain the last piece ended at.
+    var renderClock = 0
+    var renderDuckGain: Float = 1
     let renderMono: UnsafeMutableBufferPointer<Int16>
     let renderOut: UnsafeMutableBufferPointer<Int16>
     /// The device buffer plus the app's sounds: what is pushed as the reference.

@@ -53,7 +53,10 @@ int nui_tts_async_play(NuiTtsHandle *handle, const char *ticket, const char *par
  *  TTS_PLAYBACK_INTERRUPTED and tts_interrupted_callback. Off by default; `enabled` false turns it off. Needs the
  *  ASR SDK's AEC and VAD on (enable_aec, enable_vad: the defaults with audio_update_manually). Not from a
  *  real-time thread. Codes: SUCCESS; NUI_ERR_MISSING_PARAMETER (no handle); NUI_ERR_INVALID_PARAMETER_VALUE
- *  when enabling without a playback whose reference is the ASR SDK (set it first: nui_tts_set_playback). */
+ *  when enabling without a playback whose reference is the ASR SDK (set it first: nui_tts_set_playback).
+ *  With the ASR SDK's `barge_in_suspicion` parameter on, its front end also reports suspicions (the user may be
+ *  talking), on which the answer is ducked 20 dB for 1 s instead of stopped (the decision that stops it then
+ *  comes sooner for a quiet talker). */
 int nui_tts_enable_barge_in(NuiTtsHandle *handle, bool enabled);
 /** Cancels a running task and frees the handle; no callback follows once it returned. Not from a callback. */
 void nui_tts_destroy(NuiTtsHandle *handle);

@@ -17,12 +17,14 @@ import AudioFrontEnd
 /// | `vad_backend` | `energy`, `webrtc` | `energy` |
 /// | `vad_end_silence` | int ms 200…6000 | `nls_config.max_sentence_silence`, else 1300 |
 /// | `vad_sensitivity` | number −1…1 (as `speech_noise_threshold`) | `nls_config.speech_noise_threshold`, else 0 |
+/// | `barge_in_suspicion` | flag: the front end also reports barge-in suspicions (`FrontEndConfiguration.bargeInSuspicion`, `suggestedBargeInSuspicion`), on which a `NeoNuiStreamInputTts` with barge-in ducks its answer | false |
 /// | `opus_bitrate` | int 6000…510000 bit/s | 24000 |
 /// | `opus_complexity` | int 0…10 | 5 |
 struct FrontEndParameters: Equatable {
     var echoCancellation: FrontEndConfiguration.EchoCancellation = .off
     var noiseSuppression: FrontEndConfiguration.NoiseSuppression = .off
     var voiceDetection: FrontEndConfiguration.VoiceDetection?
+    var bargeInSuspicion = false
     var opusBitrate = 24000
     var opusComplexity = 5
 
@@ -85,6 +87,7 @@ struct FrontEndParameters: Equatable {
             }
             voiceDetection = detection
         }
+        bargeInSuspicion = try reader.flag("barge_in_suspicion") ?? false
         opusBitrate = try reader.int("opus_bitrate", 6000...510_000) ?? opusBitrate
         opusComplexity = try reader.int("opus_complexity", 0...10) ?? opusComplexity
     }
@@ -110,6 +113,7 @@ struct FrontEndParameters: Equatable {
         configuration.echoCancellation = echoCancellation
         configuration.noiseSuppression = noiseSuppression
         configuration.voiceDetection = voiceDetection
+        configuration.bargeInSuspicion = bargeInSuspicion ? FrontEndConfiguration.suggestedBargeInSuspicion : nil
         return configuration
     }
 }

@@ -68,20 +68,27 @@ final class FrontEndBargeInTests: XCTestCase {
     }
 
     /// The decision and its event on the push thread allocate nothing: the double-talk vector pushed in 10 ms
-    /// pieces, counted from 2 s on, over spans where decisions are made.
+    /// pieces, counted from 2 s on, over spans where decisions are made — with the suspicion beside it too
+    /// (``FrontEndConfiguration/bargeInSuspicion``).
     func testDecisionsAllocateNothingOnThePushThread() throws {
         try XCTSkipUnless(afe_allocation_counter_available() == 1, "allocation counting is off under sanitizers")
         let mic = try StageRunner.samples("doubletalk_ser0db_16k.wav")
         let reference = try StageRunner.samples("farend_16k.wav")
-        let (frontEnd, collector) = try FrontEndHarness.started(FrontEndConfiguration())
-        func push(_ range: Range<Int>) { FrontEndHarness.push(frontEnd, mic: mic, reference: reference, range, chunk: 160) }
-        push(0..<(16000 * 2))
-        usleep(200_000)
-        afe_allocation_counter_start()
-        push((16000 * 2)..<(16000 * 20))
-        let allocations = afe_allocation_counter_stop()
-        try frontEnd.finish()
-        XCTAssertGreaterThan(Self.decisions(collector).filter { $0.milliseconds > 2000 }.count, 0, "no decision in the counted span")
-        XCTAssertEqual(allocations, 0, "heap allocations on the push thread with barge-in decisions")
+        var suspicious = FrontEndConfiguration()
+        suspicious.bargeInSuspicion = FrontEndConfiguration.suggestedBargeInSuspicion
+        for (configuration, label) in [(FrontEndConfiguration(), "decisions"), (suspicious, "decisions and suspicions")] {
+            let (frontEnd, collector) = try FrontEndHarness.started(configuration)
+            func push(_ range: Range<Int>) { FrontEndHarness.push(frontEnd, mic: mic, reference: reference, range, chunk: 160) }
+            push(0..<(16000 * 2))
+            usleep(200_000)
+            afe_allocation_counter_start()
+            push((16000 * 2)..<(16000 * 20))
+            let allocations = afe_allocation_counter_stop()
+            try frontEnd.finish()
+            let counted = Self.decisions(collector).filter { $0.milliseconds > 2000 }
+            XCTAssertTrue(counted.contains { !$0.isSuspicion }, "no decision in the counted span")
+            if configuration.bargeInSuspicion != nil { XCTAssertTrue(counted.contains(where: \.isSuspicion), "no suspicion in the counted span") }
+            XCTAssertEqual(allocations, 0, "heap allocations on the push thread with barge-in \(label)")
+        }
     }
 }
