@@ -393,10 +393,11 @@ final class ProcessingChain {
     private func decideBargeIn(speech: Bool, levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
         let frame = emitted / frameLength
         let playing = speechGate.isPlaybackActive
-        // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only.
-        let first = bargeIn ?? suspicion!
-        let firstSpeech = speech && speechGate.allowsBargeIn(convergedDecibels: first.settings.convergedDecibels,
-                                                             waiveConvergence: first.waivesConvergence)
+        // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only. (Optional
+        // chaining, not `bargeIn ?? suspicion!`: no copy of a detector per frame.)
+        let firstSpeech = speech && speechGate.allowsBargeIn(
+            convergedDecibels: bargeIn?.settings.convergedDecibels ?? suspicion!.settings.convergedDecibels,
+            waiveConvergence: bargeIn?.waivesConvergence ?? suspicion!.waivesConvergence)
         let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
                                          echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
         if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands) {
