@@ -55,7 +55,7 @@ struct FrontEndOptions {
     static let usage = """
                        [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
-                       [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--vad-voicing off|on|quiet|ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]]] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
+                       [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--vad-voicing off|on|quiet|ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]]] [--vad-edges off|on|MARGIN_DB,LEAD_MS,TRAIL_MS[,GAP_MS[,MAX_DEV_DB[,PEAK_RANGE_DB]]]] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
                        [--echo-chain KEY=VALUE,...] (tuning, --aec default: \(EchoChainOption.keys))
                        [--transparency on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
                        [--far-end-only off|on|KEY=VALUE,...] (tuning: \(FarEndOnlyOption.keys))
@@ -127,6 +127,12 @@ struct FrontEndOptions {
             if case .energy(var c)? = configuration.voiceDetection?.detector {
                 c.voicing = try VoicingOption.parse(text)
                 configuration.voiceDetection!.detector = .energy(c)
+            }
+        case "--vad-edges":
+            let text = try reader.value(option)
+            processOnly.append(option)
+            if configuration.voiceDetection != nil {
+                configuration.voiceDetection!.speechEdges = try SpeechEdgesOption.parse(text)
             }
         case "--transparency":
             configuration.nearEndTransparency = try reader.choice(option, ["on", "off"]) == "on"

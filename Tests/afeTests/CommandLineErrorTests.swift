@@ -52,6 +52,8 @@ final class CommandLineErrorTests: XCTestCase {
             (base + ["--channel", "2"], ["--channel 2", "1 channel"]),
             (base + ["--noise-onset", "loud"], ["--noise-onset", "loud"]),
             (base + ["--noise-onset", "1.8,200,305"], ["fluctuating noise onset maximumMilliseconds"]),
+            (base + ["--vad-edges", "wide"], ["--vad-edges", "wide"]),
+            (base + ["--vad-edges", "0.5,205,200"], ["speech edges maximumLeadMilliseconds"]),
             (base + ["--frobnicate"], ["--frobnicate"]),
             (base + ["--report"], ["--report", "needs a value"]),
             (["process", "--output", output], ["--mic"]),

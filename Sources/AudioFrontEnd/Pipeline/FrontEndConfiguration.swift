@@ -72,15 +72,20 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         /// A longer onset in fluctuating noise (energy detector only, outside playback); nil keeps the
         /// segmenter's onset. Default: ``FluctuatingNoiseOnset/init(deviationDecibels:millisecondsPerDecibel:maximumMilliseconds:)``.
         public var fluctuatingNoiseOnset: FluctuatingNoiseOnset?
+        /// Segment starts and ends found with a lower threshold outside playback (energy detector only); nil:
+        /// at the detector's first and last speech frames. Default: ``SpeechEdges/init(marginDecibels:maximumLeadMilliseconds:maximumTrailMilliseconds:maximumGapMilliseconds:maximumNoiseDeviationDecibels:)``.
+        public var speechEdges: SpeechEdges?
 
         public init(detector: VoiceDetector = .energy(VoiceDetection.defaultEnergyDetector),
                     segmenter: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(onsetMilliseconds: 130),
                     echoGate: EchoGate = EchoGate(),
-                    fluctuatingNoiseOnset: FluctuatingNoiseOnset? = FluctuatingNoiseOnset()) {
+                    fluctuatingNoiseOnset: FluctuatingNoiseOnset? = FluctuatingNoiseOnset(),
+                    speechEdges: SpeechEdges? = SpeechEdges()) {
             self.detector = detector
             self.segmenter = segmenter
             self.echoGate = echoGate
             self.fluctuatingNoiseOnset = fluctuatingNoiseOnset
+            self.speechEdges = speechEdges
         }
 
         /// The energy detector's defaults with a 50 ms hangover instead of 100 ms: the segmenter back-dates a

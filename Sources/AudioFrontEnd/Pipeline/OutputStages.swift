@@ -12,6 +12,13 @@ final class OutputStages {
     private let fluctuatingNoiseOnset: FrontEndConfiguration.FluctuatingNoiseOnset?
     /// The energy detector when its voicing rule is off during playback (``EnergyVoiceActivityDetector/Configuration/Voicing/whilePlaying``).
     private let quietVoicingDetector: EnergyVoiceActivityDetector?
+    /// The energy detector when segment edges are searched with a lower threshold (``FrontEndConfiguration/SpeechEdges``).
+    private let edgeDetector: EnergyVoiceActivityDetector?
+    /// ``FrontEndConfiguration/SpeechEdges/marginDecibels`` and ``FrontEndConfiguration/SpeechEdges/maximumNoiseDeviationDecibels``.
+    private let edgeMarginDecibels: Float, edgeMaximumDeviation: Float
+    /// ``FrontEndConfiguration/SpeechEdges/peakRangeDecibels``, and the speech's recent peak (dBFS).
+    private let edgePeakRange: Float
+    private var speechPeak: Float = -160
     /// Never fed without voice detection (it stays idle). Not optional: an optional of this struct took an
     /// out-of-line enum-tag call on each of the frame's accesses.
     private var segmenter: SpeechSegmenter
@@ -56,25 +63,34 @@ final class OutputStages {
         self.events = events
         if let detection = configuration.voiceDetection {
             try detection.fluctuatingNoiseOnset?.validate()
+            try detection.speechEdges?.validate()
             fluctuatingNoiseOnset = detection.fluctuatingNoiseOnset
+            edgeMarginDecibels = detection.speechEdges?.marginDecibels ?? 0
+            edgeMaximumDeviation = detection.speechEdges?.maximumNoiseDeviationDecibels ?? 0
+            edgePeakRange = detection.speechEdges?.peakRangeDecibels ?? 0
             switch detection.detector {
             case .webRTC(var c):
                 c.sampleRate = rate
                 detector = try hostedDetector ?? WebRTCVoiceActivityDetector(c)
                 fluctuationDetector = nil
                 quietVoicingDetector = nil
+                edgeDetector = nil
             case .energy(var c):
                 c.sampleRate = rate
                 let energy = try EnergyVoiceActivityDetector(c)
                 detector = energy
                 fluctuationDetector = detection.fluctuatingNoiseOnset == nil ? nil : energy
                 quietVoicingDetector = c.voicing?.whilePlaying == false ? energy : nil
+                edgeDetector = detection.speechEdges == nil ? nil : energy
             }
             var s = detection.segmenter
             s.sampleRate = rate
             segmenter = try SpeechSegmenter(s)
             let gate = detection.echoGate
-            onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10)
+            onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10,
+                                          leadFrames: (detection.speechEdges?.maximumLeadMilliseconds ?? 0) / 10,
+                                          trailFrames: (detection.speechEdges?.maximumTrailMilliseconds ?? 0) / 10,
+                                          edgeGapFrames: (detection.speechEdges?.maximumGapMilliseconds ?? 0) / 10)
             playbackOnset = SpeechSegmenter.Onset(frames: gate.playbackOnsetMilliseconds / 10,
                                                   misses: gate.playbackOnsetGapMilliseconds / 10,
                                                   backdateFrames: gate.startBackdateMilliseconds / 10,
@@ -83,6 +99,10 @@ final class OutputStages {
             detector = nil
             fluctuationDetector = nil
             quietVoicingDetector = nil
+            edgeDetector = nil
+            edgeMarginDecibels = 0
+            edgeMaximumDeviation = 0
+            edgePeakRange = 0
             fluctuatingNoiseOnset = nil
             segmenter = try SpeechSegmenter(SpeechSegmenter.Configuration())
             onset = SpeechSegmenter.Onset(frames: 1)
@@ -157,14 +177,27 @@ final class OutputStages {
                 handle(segmenter.process(isSpeech: false, detectorSpeech: false, onset: onset))
             } else if frame.count == detector?.frameLength, detector?.process(detectorFrame ?? frame).isOK == true {
                 detected = detector?.isSpeech == true
+                let edge = isAboveEdge() // every frame: it follows the speech's peak
                 handle(segmenter.process(isSpeech: detected && speechAllowed, detectorSpeech: detected,
                                           onset: duringPlayback ? playbackOnset : quietOnset(),
-                                          strongEvidence: duringPlayback && strongEvidence))
+                                          strongEvidence: duringPlayback && strongEvidence,
+                                          edge: !duringPlayback && speechAllowed && edge))
             }
         }
         deliver(frame)
         encode(frame)
         return detected
+    }
+
+    /// Whether the frame the energy detector just took stands above the edge threshold (false without
+    /// ``FrontEndConfiguration/SpeechEdges``).
+    private func isAboveEdge() -> Bool {
+        guard let edgeDetector else { return false }
+        let energy = edgeDetector.frameDecibels
+        speechPeak = edgeDetector.isSpeech ? max(speechPeak - 0.1, energy) : speechPeak - 0.1
+        return edgeDetector.noiseDeviationDecibels <= edgeMaximumDeviation && energy > speechPeak - edgePeakRange
+            && energy >= edgeDetector.configuration.minimumSpeechDecibels
+            && energy > edgeDetector.noiseDecibels + edgeMarginDecibels
     }
 
     /// The onset outside playback: the segmenter's, longer in fluctuating noise (``FrontEndConfiguration/FluctuatingNoiseOnset``).

@@ -113,6 +113,14 @@ public struct SpeechSegmenter: Sendable {
     private var detectorRunOnset: Int?
     /// End of the last segment: a back-dated start never reaches before it.
     private var lastSegmentEnd = 0
+    /// First frame of the current run of frames that were speech or above the edge threshold (`edge`), for
+    /// ``Onset/leadFrames``.
+    private var edgeRunStart: Int?
+    /// Frames below the edge threshold since the last one above it (``Onset/edgeGapFrames``).
+    private var edgeGap = 0
+    /// Where an open segment ends once its silence is complete: its last speech frame's end, moved on over the
+    /// frames after it above the edge threshold (``Onset/trailFrames``).
+    private var trailEnd = 0
 
     /// Creates a segmenter.
     /// - Throws: ``AudioFrontEndError/Code/invalidConfiguration`` (end silence outside 200...6000 ms, a duration
@@ -152,15 +160,25 @@ public struct SpeechSegmenter: Sendable {
         /// broke on its misses after three quarters of its frames and a new one starts within the same detector run,
         /// the limit counts from the broken onset's first frame.
         var backdateFrames = 0
-        /// Speech frames with strong evidence (`strongEvidence` of ``SpeechSegmenter/process(isSpeech:detectorSpeech:onset:strongEvidence:)``)
+        /// Speech frames with strong evidence (`strongEvidence` of ``SpeechSegmenter/process(isSpeech:detectorSpeech:onset:strongEvidence:edge:)``)
         /// that complete an onset before ``frames`` speech frames, 0 for never.
         var strongFrames = 0
+        /// How far a start may be back-dated over the frames just before it that were above the edge threshold
+        /// (`edge`), frames; never before the end of the previous segment (``FrontEndConfiguration/SpeechEdges``).
+        var leadFrames = 0
+        /// How far a segment's end may move past its last speech frame over the frames after it above the edge
+        /// threshold, frames.
+        var trailFrames = 0
+        /// Frames below the edge threshold a lead or trail run survives.
+        var edgeGapFrames = 0
     }
 
     /// ``process(isSpeech:)`` with this frame's onset rule; `detectorSpeech` is the detector's decision before
-    /// any gate (for back-dating); `strongEvidence`: the frame, when speech, counts towards ``Onset/strongFrames``.
+    /// any gate (for back-dating); `strongEvidence`: the frame, when speech, counts towards ``Onset/strongFrames``;
+    /// `edge`: the frame stands above the edge threshold (``Onset/leadFrames``, ``Onset/trailFrames``).
     /// Real-time safe.
-    mutating func process(isSpeech: Bool, detectorSpeech: Bool, onset: Onset, strongEvidence: Bool = false) -> Event? {
+    mutating func process(isSpeech: Bool, detectorSpeech: Bool, onset: Onset, strongEvidence: Bool = false,
+                          edge: Bool = false) -> Event? {
         let strong = isSpeech && strongEvidence ? 1 : 0
         let n = nextFrame
         nextFrame += 1
@@ -170,10 +188,21 @@ public struct SpeechSegmenter: Sendable {
             detectorRunStart = nil
             detectorRunOnset = nil
         }
+        if edge || isSpeech {
+            edgeRunStart = edgeRunStart ?? n
+            edgeGap = 0
+        } else if edgeGap < onset.edgeGapFrames && edgeRunStart != nil {
+            edgeGap += 1
+        } else {
+            edgeRunStart = nil
+            edgeGap = 0
+        }
         switch state {
         case .idle:
             guard isSpeech else { return nil }
-            let start = max(min(n, detectorRunStart ?? n), (detectorRunOnset ?? n) - onset.backdateFrames, lastSegmentEnd)
+            let detectorStart = max(min(n, detectorRunStart ?? n), (detectorRunOnset ?? n) - onset.backdateFrames)
+            let edgeStart = max(edgeRunStart ?? n, n - onset.leadFrames)
+            let start = max(min(detectorStart, edgeStart), lastSegmentEnd)
             return startIfOnsetComplete(firstFrame: n, start: start, frames: 1, misses: 0, strong: strong, current: n,
                                         onset: onset)
         case .onset(let first, let start, let frames, let misses, let strongSoFar):
@@ -198,6 +227,7 @@ public struct SpeechSegmenter: Sendable {
                 return nil
             }
             state = .speech(start: n, speechEnd: n + 1, run: nil)
+            trailEnd = n + 1
             return .speechStart(at: position(n), detectedAt: position(n + 1))
         case .speech(let start, var speechEnd, var run):
             if !isSpeech {
@@ -209,6 +239,11 @@ public struct SpeechSegmenter: Sendable {
                 run = n + 1 - first >= onset.frames ? nil : first
                 if run == nil { speechEnd = n + 1 }
             }
+            if speechEnd == n + 1 {
+                trailEnd = speechEnd
+            } else if (edge || isSpeech) && n - trailEnd <= onset.edgeGapFrames && n - speechEnd < onset.trailFrames {
+                trailEnd = n + 1
+            }
             if n + 1 - start >= maximumFrames {
                 lastSegmentEnd = speechEnd
                 state = speechEnd == n + 1 ? .split
@@ -218,9 +253,10 @@ public struct SpeechSegmenter: Sendable {
             // Silence lasts until a speech run starts (so a pending run never ends the segment); a run that stays
             // shorter than the onset is counted as silence once it stops, so the end may then be found late.
             if (run ?? n + 1) - speechEnd >= endSilenceFrames {
-                lastSegmentEnd = speechEnd
+                let end = max(speechEnd, trailEnd)
+                lastSegmentEnd = end
                 state = .idle
-                return .speechEnd(at: position(speechEnd), detectedAt: position(n + 1), reason: .silence)
+                return .speechEnd(at: position(end), detectedAt: position(n + 1), reason: .silence)
             }
             state = .speech(start: start, speechEnd: speechEnd, run: run)
             return nil
@@ -232,8 +268,9 @@ public struct SpeechSegmenter: Sendable {
     public mutating func finish() -> Event? {
         defer { state = .idle }
         guard case .speech(_, let speechEnd, _) = state else { return nil }
-        lastSegmentEnd = speechEnd
-        return .speechEnd(at: position(speechEnd), detectedAt: position(nextFrame), reason: .endOfStream)
+        let end = max(speechEnd, trailEnd)
+        lastSegmentEnd = end
+        return .speechEnd(at: position(end), detectedAt: position(nextFrame), reason: .endOfStream)
     }
 
     /// Forgets any open segment and counts frames from 0 again. Real-time safe.
@@ -243,6 +280,9 @@ public struct SpeechSegmenter: Sendable {
         detectorRunStart = nil
         detectorRunOnset = nil
         lastSegmentEnd = 0
+        edgeRunStart = nil
+        edgeGap = 0
+        trailEnd = 0
     }
 
     private mutating func startIfOnsetComplete(firstFrame: Int, start: Int, frames: Int, misses: Int, strong: Int,
@@ -252,6 +292,7 @@ public struct SpeechSegmenter: Sendable {
             return nil
         }
         state = .speech(start: start, speechEnd: current + 1, run: nil)
+        trailEnd = current + 1
         detectorRunOnset = nil
         return .speechStart(at: position(start), detectedAt: position(current + 1))
     }
