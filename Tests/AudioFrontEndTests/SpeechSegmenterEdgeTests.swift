@@ -66,6 +66,21 @@ final class SpeechSegmenterEdgeTests: XCTestCase {
         XCTAssertEqual(result.map(\.end), [50, 95])
     }
 
+    func testWithoutALeadLimitNothingIsTrackedNotEvenSpeechBlips() throws {
+        // A 3-frame blip, 2 frames of silence, then speech: with the search on (a lead limit) the blip counts as an
+        // edge run across the gap; with the search off (the front end's onset on frames where it does not run)
+        // the start is the onset's first frame, as without edges, whatever the gap setting says.
+        let input: [(Bool, Bool, Int)] = [(false, false, 50), (true, false, 3), (false, false, 2), (true, false, 20),
+                                          (false, false, 60)]
+        XCTAssertEqual(try segments(input, onset: onset(lead: 20, trail: 20, gap: 3)).map(\.start), [50])
+        XCTAssertEqual(try segments(input, onset: onset(lead: 0, trail: 0, gap: 3)).map(\.start), [55])
+        // After the segment: a blip 2 frames after the last speech frame extends the end only with a trail limit.
+        let tail: [(Bool, Bool, Int)] = [(false, false, 50), (true, false, 25), (false, false, 2), (true, false, 3),
+                                         (false, false, 60)]
+        XCTAssertEqual(try segments(tail, onset: onset(lead: 20, trail: 20, gap: 3)).map(\.end), [80])
+        XCTAssertEqual(try segments(tail, onset: onset(lead: 0, trail: 0, gap: 3)).map(\.end), [75])
+    }
+
     func testEdgeFramesAloneStartNothing() throws {
         let result = try segments([(false, false, 20), (false, true, 200), (false, false, 40)], onset: onset(lead: 30, trail: 30))
         XCTAssertTrue(result.isEmpty, "\(result)")

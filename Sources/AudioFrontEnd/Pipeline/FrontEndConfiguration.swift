@@ -73,7 +73,7 @@ public struct FrontEndConfiguration: Sendable, Equatable {
         /// segmenter's onset. Default: ``FluctuatingNoiseOnset/init(deviationDecibels:millisecondsPerDecibel:maximumMilliseconds:)``.
         public var fluctuatingNoiseOnset: FluctuatingNoiseOnset?
         /// Segment starts and ends found with a lower threshold outside playback (energy detector only); nil:
-        /// at the detector's first and last speech frames. Default: ``SpeechEdges/init(marginDecibels:maximumLeadMilliseconds:maximumTrailMilliseconds:maximumGapMilliseconds:maximumNoiseDeviationDecibels:)``.
+        /// at the detector's first and last speech frames. Default: ``SpeechEdges/init(marginDecibels:maximumLeadMilliseconds:maximumTrailMilliseconds:maximumGapMilliseconds:maximumNoiseDeviationDecibels:peakRangeDecibels:)``.
         public var speechEdges: SpeechEdges?
 
         public init(detector: VoiceDetector = .energy(VoiceDetection.defaultEnergyDetector),

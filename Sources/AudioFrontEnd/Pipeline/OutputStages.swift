@@ -16,9 +16,12 @@ final class OutputStages {
     private let edgeDetector: EnergyVoiceActivityDetector?
     /// ``FrontEndConfiguration/SpeechEdges/marginDecibels`` and ``FrontEndConfiguration/SpeechEdges/maximumNoiseDeviationDecibels``.
     private let edgeMarginDecibels: Float, edgeMaximumDeviation: Float
-    /// ``FrontEndConfiguration/SpeechEdges/peakRangeDecibels``, and the speech's recent peak (dBFS).
+    /// ``FrontEndConfiguration/SpeechEdges/peakRangeDecibels``, and the recent peak (dBFS) of what the detector
+    /// called speech outside playback.
     private let edgePeakRange: Float
     private var speechPeak: Float = -160
+    /// The edge search's limits in frames (lead, trail, gap), put into the quiet onset on frames where it runs.
+    private let edgeFrames: (lead: Int, trail: Int, gap: Int)
     /// Never fed without voice detection (it stays idle). Not optional: an optional of this struct took an
     /// out-of-line enum-tag call on each of the frame's accesses.
     private var segmenter: SpeechSegmenter
@@ -87,10 +90,10 @@ final class OutputStages {
             s.sampleRate = rate
             segmenter = try SpeechSegmenter(s)
             let gate = detection.echoGate
-            onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10,
-                                          leadFrames: (detection.speechEdges?.maximumLeadMilliseconds ?? 0) / 10,
-                                          trailFrames: (detection.speechEdges?.maximumTrailMilliseconds ?? 0) / 10,
-                                          edgeGapFrames: (detection.speechEdges?.maximumGapMilliseconds ?? 0) / 10)
+            onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10)
+            edgeFrames = ((detection.speechEdges?.maximumLeadMilliseconds ?? 0) / 10,
+                          (detection.speechEdges?.maximumTrailMilliseconds ?? 0) / 10,
+                          (detection.speechEdges?.maximumGapMilliseconds ?? 0) / 10)
             playbackOnset = SpeechSegmenter.Onset(frames: gate.playbackOnsetMilliseconds / 10,
                                                   misses: gate.playbackOnsetGapMilliseconds / 10,
                                                   backdateFrames: gate.startBackdateMilliseconds / 10,
@@ -106,6 +109,7 @@ final class OutputStages {
             fluctuatingNoiseOnset = nil
             segmenter = try SpeechSegmenter(SpeechSegmenter.Configuration())
             onset = SpeechSegmenter.Onset(frames: 1)
+            edgeFrames = (0, 0, 0)
             playbackOnset = onset
         }
         resampler = outputRate == rate ? nil : try SpeexResampler(inputRate: rate, outputRate: outputRate)
@@ -177,11 +181,13 @@ final class OutputStages {
                 handle(segmenter.process(isSpeech: false, detectorSpeech: false, onset: onset))
             } else if frame.count == detector?.frameLength, detector?.process(detectorFrame ?? frame).isOK == true {
                 detected = detector?.isSpeech == true
-                let edge = isAboveEdge() // every frame: it follows the speech's peak
-                handle(segmenter.process(isSpeech: detected && speechAllowed, detectorSpeech: detected,
-                                          onset: duringPlayback ? playbackOnset : quietOnset(),
+                // The edge search runs outside playback, in steady noise, on frames the gate allows.
+                let searching = !duringPlayback && speechAllowed && isEdgeSearchOn()
+                var frameOnset = duringPlayback ? playbackOnset : quietOnset()
+                if searching { (frameOnset.leadFrames, frameOnset.trailFrames, frameOnset.edgeGapFrames) = edgeFrames }
+                handle(segmenter.process(isSpeech: detected && speechAllowed, detectorSpeech: detected, onset: frameOnset,
                                           strongEvidence: duringPlayback && strongEvidence,
-                                          edge: !duringPlayback && speechAllowed && edge))
+                                          edge: searching && isAboveEdge()))
             }
         }
         deliver(frame)
@@ -189,15 +195,22 @@ final class OutputStages {
         return detected
     }
 
-    /// Whether the frame the energy detector just took stands above the edge threshold (false without
-    /// ``FrontEndConfiguration/SpeechEdges``).
+    /// Whether the edge search applies to the frame the energy detector just took (``FrontEndConfiguration/SpeechEdges``
+    /// set, the noise steady); outside playback only: it also follows the peak of what the detector calls speech.
+    private func isEdgeSearchOn() -> Bool {
+        // Optional chaining on the stored detector: binding it to a local retained and released it every frame.
+        guard let energy = edgeDetector?.frameDecibels, let deviation = edgeDetector?.noiseDeviationDecibels else { return false }
+        // The peak's memory falls 10 dB a second, down to -160 dBFS.
+        speechPeak = max(edgeDetector?.isSpeech == true ? energy : -160, speechPeak - 0.1)
+        return deviation <= edgeMaximumDeviation
+    }
+
+    /// Whether the frame the energy detector just took stands above the edge threshold: the noise mean plus the
+    /// margin, and within the peak range of the speech's recent peak. Call after ``isEdgeSearchOn()``.
     private func isAboveEdge() -> Bool {
-        guard let edgeDetector else { return false }
-        let energy = edgeDetector.frameDecibels
-        speechPeak = edgeDetector.isSpeech ? max(speechPeak - 0.1, energy) : speechPeak - 0.1
-        return edgeDetector.noiseDeviationDecibels <= edgeMaximumDeviation && energy > speechPeak - edgePeakRange
-            && energy >= edgeDetector.configuration.minimumSpeechDecibels
-            && energy > edgeDetector.noiseDecibels + edgeMarginDecibels
+        guard let energy = edgeDetector?.frameDecibels, let noise = edgeDetector?.noiseDecibels,
+              let minimum = edgeDetector?.configuration.minimumSpeechDecibels else { return false }
+        return energy > speechPeak - edgePeakRange && energy >= minimum && energy > noise + edgeMarginDecibels
     }
 
     /// The onset outside playback: the segmenter's, longer in fluctuating noise (``FrontEndConfiguration/FluctuatingNoiseOnset``).

@@ -10,6 +10,9 @@
 /// - **Blips**: a run of speech frames shorter than the onset neither starts a segment nor, inside one, counts as
 ///   speech: it does not extend the segment or restart the silence (when a blip straddles the end of the silence,
 ///   the end is emitted when the blip stops). Speech that continues without a gap always counts.
+/// - **Edges** (the front end's ``FrontEndConfiguration/SpeechEdges``, outside playback): a start is back-dated
+///   over the frames just before it that stood above a lower threshold, an end moved past the last speech frame
+///   over those after it (speech frames, blips included, count as such frames), within the front end's limits.
 /// - **Maximum length** (optional): a segment reaching ``Configuration/maximumSegmentMilliseconds`` ends on that
 ///   frame; if speech goes on, the next speech frame starts a new segment at once (no onset needed).
 ///
@@ -188,10 +191,11 @@ public struct SpeechSegmenter: Sendable {
             detectorRunStart = nil
             detectorRunOnset = nil
         }
-        if edge || isSpeech {
+        // Edge runs are tracked only while the search runs (a lead limit), so nothing else changes without it.
+        if onset.leadFrames > 0 && (edge || isSpeech) {
             edgeRunStart = edgeRunStart ?? n
             edgeGap = 0
-        } else if edgeGap < onset.edgeGapFrames && edgeRunStart != nil {
+        } else if onset.leadFrames > 0 && edgeGap < onset.edgeGapFrames && edgeRunStart != nil {
             edgeGap += 1
         } else {
             edgeRunStart = nil

@@ -29,9 +29,11 @@ final class FrontEndSpeechEdgesTests: XCTestCase {
         }
     }
 
-    private func segment(_ edges: FrontEndConfiguration.SpeechEdges?, fluctuating: Bool = false) throws -> (start: Int, end: Int) {
+    private func segment(_ edges: FrontEndConfiguration.SpeechEdges?, fluctuating: Bool = false,
+                         detector: FrontEndConfiguration.VoiceDetector? = nil) throws -> (start: Int, end: Int) {
         var configuration = FrontEndConfiguration()
         configuration.voiceDetection?.speechEdges = edges
+        if let detector { configuration.voiceDetection?.detector = detector }
         let collector = try FrontEndHarness.run(configuration, mic: Self.signal(fluctuating: fluctuating), reference: nil)
         let starts = collector.events.compactMap { if case .speechStarted(let ms) = $0 { ms } else { nil } }
         let ends = collector.events.compactMap { if case .speechEnded(let ms) = $0 { ms } else { nil } }
@@ -64,6 +66,14 @@ final class FrontEndSpeechEdgesTests: XCTestCase {
         let with = try segment(FrontEndConfiguration.SpeechEdges(), fluctuating: true)
         let without = try segment(nil, fluctuating: true)
         XCTAssertEqual(with.start, without.start, "noise deviation above 1.8 dB: no edge search")
+        XCTAssertEqual(with.end, without.end)
+    }
+
+    func testTheWebRTCDetectorIgnoresTheEdges() throws {
+        let webRTC = FrontEndConfiguration.VoiceDetector.webRTC(WebRTCVoiceActivityDetector.Configuration())
+        let with = try segment(FrontEndConfiguration.SpeechEdges(), detector: webRTC)
+        let without = try segment(nil, detector: webRTC)
+        XCTAssertEqual(with.start, without.start, "the edge search needs the energy detector's noise estimate")
         XCTAssertEqual(with.end, without.end)
     }
 
