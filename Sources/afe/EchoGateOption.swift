@@ -4,7 +4,8 @@ import AudioFrontEnd
 /// matrix (``FrontEndConfiguration/EchoGate``); keys not given keep the library's defaults.
 enum EchoGateOption {
     static let keys = "hold-ms, resume-ms, after-ms, converged-db, echo-margin-db, residual-margin-db, playback-onset-ms, "
-        + "playback-gap-ms, backdate-ms, tail-ms, tail-margin-db, strong-onset-ms, strong-residual-db, strong-reduction-db"
+        + "playback-gap-ms, backdate-ms, tail-ms, tail-margin-db, strong-onset-ms, strong-residual-db, strong-reduction-db, "
+        + "barge-in-start (0 or 1)"
 
     static func parse(_ text: String, into gate: inout FrontEndConfiguration.EchoGate) throws {
         for (key, number, whole) in try KeyValueOption.pairs(text, option: "--echo-gate", keys: keys) {
@@ -23,6 +24,11 @@ enum EchoGateOption {
             case "strong-onset-ms": gate.strongOnsetMilliseconds = whole
             case "strong-residual-db": gate.strongResidualDecibels = number
             case "strong-reduction-db": gate.strongReductionDecibels = number
+            case "barge-in-start":
+                guard whole == 0 || whole == 1, number == Float(whole) else {
+                    throw ArgumentReader.Failure(message: "--echo-gate: barge-in-start must be 0 or 1, not \(number)")
+                }
+                gate.startsOnBargeIn = whole == 1
             default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(key)' (keys: \(keys))")
             }
         }

@@ -54,6 +54,7 @@ final class CommandLineErrorTests: XCTestCase {
             (base + ["--noise-onset", "1.8,200,305"], ["fluctuating noise onset maximumMilliseconds"]),
             (base + ["--vad-edges", "wide"], ["--vad-edges", "wide"]),
             (base + ["--vad-edges", "0.5,205,200"], ["speech edges maximumLeadMilliseconds"]),
+            (base + ["--echo-gate", "barge-in-start=2"], ["--echo-gate", "barge-in-start must be 0 or 1"]),
             (base + ["--frobnicate"], ["--frobnicate"]),
             (base + ["--report"], ["--report", "needs a value"]),
             (["process", "--output", output], ["--mic"]),

@@ -73,6 +73,16 @@ extension FrontEndConfiguration {
         public var strongResidualDecibels: Float
         /// See ``strongOnsetMilliseconds``, dB (0...60). Default 20.
         public var strongReductionDecibels: Float
+        /// Whether the front end's barge-in decision (``FrontEndConfiguration/bargeIn``, not the suspicion) also
+        /// starts a speech segment when none is open, back-dated to the decision's first speech frame
+        /// (``BargeInDecision/speechStartMilliseconds``; never before the previous segment's end): the user who
+        /// interrupts the playback is speaking, and the recognizer needs that segment from its first syllable.
+        /// The decision compares the mic with the echo the reference predicts, where this gate's playback onset
+        /// and tail test hold a talker under loud echo back. Default true, chosen on the scenario matrix's tuning
+        /// half with extra double-talk, echo-only and path-change renderings (`--vad-only`): double-talk and rate
+        /// onsets within 150 ms 0.69 -> 0.78, false starts 18 -> 20 in 26 min of far-end-only playback
+        /// (Scripts/scenarios/README.md).
+        public var startsOnBargeIn: Bool
 
         /// The defaults of `playbackOnsetMilliseconds` (300), `playbackOnsetGapMilliseconds` (100),
         /// `startBackdateMilliseconds` (400), `residualMarginDecibels` (12), `tailDecayMilliseconds` (600) and
@@ -85,7 +95,8 @@ extension FrontEndConfiguration {
                     playbackOnsetMilliseconds: Int = 300, playbackOnsetGapMilliseconds: Int = 100,
                     startBackdateMilliseconds: Int = 400, tailDecayMilliseconds: Int = 600,
                     tailMarginDecibels: Float = 10, strongOnsetMilliseconds: Int = 100,
-                    strongResidualDecibels: Float = 20, strongReductionDecibels: Float = 20) {
+                    strongResidualDecibels: Float = 20, strongReductionDecibels: Float = 20,
+                    startsOnBargeIn: Bool = true) {
             self.holdMilliseconds = holdMilliseconds
             self.resumeMilliseconds = resumeMilliseconds
             self.afterPlaybackMilliseconds = afterPlaybackMilliseconds
@@ -100,6 +111,7 @@ extension FrontEndConfiguration {
             self.strongOnsetMilliseconds = strongOnsetMilliseconds
             self.strongResidualDecibels = strongResidualDecibels
             self.strongReductionDecibels = strongReductionDecibels
+            self.startsOnBargeIn = startsOnBargeIn
         }
 
         /// Throws ``AudioFrontEndError`` (invalid configuration) naming the first setting out of range.

@@ -162,6 +162,13 @@ final class OutputStages {
     /// Whether a speech segment is open (false without voice detection). Real-time safe.
     var isInSpeechSegment: Bool { segmenter.isInSegment }
 
+    /// Opens a speech segment after the frame just processed unless one is open, back-dated by `framesBack`
+    /// frames (``SpeechSegmenter/startSegment(framesBack:)``); nothing without voice detection. Real-time safe.
+    func startSpeech(framesBack: Int) {
+        guard detector != nil else { return }
+        handle(segmenter.startSegment(framesBack: framesBack))
+    }
+
     /// Takes one processed frame (or the real part of the zero-padded last one) at the processing rate.
     /// `speechAllowed` false (the frame is residual echo, see ``EchoSpeechGate``) makes the frame silence for
     /// the segmenter whatever the detector says; `duringPlayback` (the far end plays) makes a segment start

@@ -84,6 +84,8 @@ final class ProcessingChain {
     @exclusivity(unchecked) private var suspicion: BargeInDetector?
     /// Its per-band excess (nil unless ``FrontEndConfiguration/BargeIn/bandWeight`` > 0).
     private let bargeInBands: BargeInBands?
+    /// ``FrontEndConfiguration/EchoGate/startsOnBargeIn``.
+    private let bargeInStartsSpeech: Bool
     /// When the AEC2 stage switches to stronger settings while no near end is likely (nil: off,
     /// ``FrontEndConfiguration/farEndOnlyEcho``).
     private let farEndOnly: FarEndOnlyControl?
@@ -137,6 +139,7 @@ final class ProcessingChain {
         transparentMic = .zeroed(capacity: frameLength)
         try gate.validate()
         speechGate = EchoSpeechGate(gate)
+        bargeInStartsSpeech = gate.startsOnBargeIn
         try configuration.lateEchoSuppression?.validate()
         lateEcho = echo?.echoEstimateDecibels == nil ? nil : configuration.lateEchoSuppression.map(LateEchoSuppressor.init)
         try configuration.bargeIn?.validate()
@@ -402,6 +405,7 @@ final class ProcessingChain {
                                          echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
         if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands) {
             emitDecision(bargeIn!, isSuspicion: false)
+            if bargeInStartsSpeech { output.startSpeech(framesBack: frame - bargeIn!.runStartFrame) }
         }
         guard suspicion != nil else { return }
         let suspected = bargeIn == nil ? firstSpeech : speech && speechGate.allowsBargeIn(

@@ -13,6 +13,8 @@
 /// - **Edges** (the front end's ``FrontEndConfiguration/SpeechEdges``, outside playback): a start is back-dated
 ///   over the frames just before it that stood above a lower threshold, an end moved past the last speech frame
 ///   over those after it (speech frames, blips included, count as such frames), within the front end's limits.
+/// - **Started from outside** (the front end's barge-in decision, ``FrontEndConfiguration/EchoGate/startsOnBargeIn``):
+///   a segment opens at once, back-dated by what the caller says, never into the previous segment.
 /// - **Maximum length** (optional): a segment reaching ``Configuration/maximumSegmentMilliseconds`` ends on that
 ///   frame; if speech goes on, the next speech frame starts a new segment at once (no onset needed).
 ///
@@ -265,6 +267,27 @@ public struct SpeechSegmenter: Sendable {
             state = .speech(start: start, speechEnd: speechEnd, run: run)
             return nil
         }
+    }
+
+    /// Opens a segment after the frame just fed, unless one is open: it begins `framesBack` frames before that
+    /// frame (never before the previous segment's end) and counts that frame as its last speech so far. For a
+    /// decision made outside the segmenter that speech has begun (the front end's barge-in decision,
+    /// ``FrontEndConfiguration/EchoGate/startsOnBargeIn``); an onset in progress is replaced (its start kept when
+    /// earlier); nothing right after a split at the maximum length (the next speech frame opens a segment), and
+    /// never reaching back over the maximum length. Real-time safe.
+    mutating func startSegment(framesBack: Int) -> Event? {
+        // After a split at the maximum length the next speech frame opens a segment anyway.
+        guard nextFrame > 0, !isInSegment, state != .split else { return nil }
+        let current = nextFrame - 1
+        // Shorter than the maximum length (the frames so far are start...current).
+        var start = current - min(max(0, framesBack), maximumFrames - 2)
+        // An onset under way already knows an earlier start (its own back-dating).
+        if case .onset(_, let onsetStart, _, _, _) = state { start = min(start, onsetStart) }
+        start = min(current, max(start, lastSegmentEnd))
+        state = .speech(start: start, speechEnd: nextFrame, run: nil)
+        trailEnd = nextFrame
+        detectorRunOnset = nil
+        return .speechStart(at: position(start), detectedAt: position(nextFrame))
     }
 
     /// Ends the stream: closes an open segment at the end of its last speech frame. Real-time safe.
