@@ -14,14 +14,8 @@ final class OutputStages {
     private let quietVoicingDetector: EnergyVoiceActivityDetector?
     /// The energy detector when segment edges are searched with a lower threshold (``FrontEndConfiguration/SpeechEdges``).
     private let edgeDetector: EnergyVoiceActivityDetector?
-    /// ``FrontEndConfiguration/SpeechEdges/marginDecibels`` and ``FrontEndConfiguration/SpeechEdges/maximumNoiseDeviationDecibels``.
-    private let edgeMarginDecibels: Float, edgeMaximumDeviation: Float
-    /// ``FrontEndConfiguration/SpeechEdges/peakRangeDecibels``, and the recent peak (dBFS) of what the detector
-    /// called speech outside playback.
-    private let edgePeakRange: Float
-    private var speechPeak: Float = -160
-    /// The edge search's limits in frames (lead, trail, gap), put into the quiet onset on frames where it runs.
-    private let edgeFrames: (lead: Int, trail: Int, gap: Int)
+    /// The edge search (used only with ``edgeDetector``; not optional, as ``segmenter``).
+    private var edgeSearch: SpeechEdgeSearch
     /// Never fed without voice detection (it stays idle). Not optional: an optional of this struct took an
     /// out-of-line enum-tag call on each of the frame's accesses.
     private var segmenter: SpeechSegmenter
@@ -68,9 +62,7 @@ final class OutputStages {
             try detection.fluctuatingNoiseOnset?.validate()
             try detection.speechEdges?.validate()
             fluctuatingNoiseOnset = detection.fluctuatingNoiseOnset
-            edgeMarginDecibels = detection.speechEdges?.marginDecibels ?? 0
-            edgeMaximumDeviation = detection.speechEdges?.maximumNoiseDeviationDecibels ?? 0
-            edgePeakRange = detection.speechEdges?.peakRangeDecibels ?? 0
+            edgeSearch = SpeechEdgeSearch(detection.speechEdges ?? FrontEndConfiguration.SpeechEdges())
             switch detection.detector {
             case .webRTC(var c):
                 c.sampleRate = rate
@@ -91,9 +83,6 @@ final class OutputStages {
             segmenter = try SpeechSegmenter(s)
             let gate = detection.echoGate
             onset = SpeechSegmenter.Onset(frames: s.onsetMilliseconds / 10, backdateFrames: gate.startBackdateMilliseconds / 10)
-            edgeFrames = ((detection.speechEdges?.maximumLeadMilliseconds ?? 0) / 10,
-                          (detection.speechEdges?.maximumTrailMilliseconds ?? 0) / 10,
-                          (detection.speechEdges?.maximumGapMilliseconds ?? 0) / 10)
             playbackOnset = SpeechSegmenter.Onset(frames: gate.playbackOnsetMilliseconds / 10,
                                                   misses: gate.playbackOnsetGapMilliseconds / 10,
                                                   backdateFrames: gate.startBackdateMilliseconds / 10,
@@ -103,13 +92,10 @@ final class OutputStages {
             fluctuationDetector = nil
             quietVoicingDetector = nil
             edgeDetector = nil
-            edgeMarginDecibels = 0
-            edgeMaximumDeviation = 0
-            edgePeakRange = 0
+            edgeSearch = SpeechEdgeSearch(FrontEndConfiguration.SpeechEdges())
             fluctuatingNoiseOnset = nil
             segmenter = try SpeechSegmenter(SpeechSegmenter.Configuration())
             onset = SpeechSegmenter.Onset(frames: 1)
-            edgeFrames = (0, 0, 0)
             playbackOnset = onset
         }
         resampler = outputRate == rate ? nil : try SpeexResampler(inputRate: rate, outputRate: outputRate)
@@ -189,12 +175,14 @@ final class OutputStages {
             } else if frame.count == detector?.frameLength, detector?.process(detectorFrame ?? frame).isOK == true {
                 detected = detector?.isSpeech == true
                 // The edge search runs outside playback, in steady noise, on frames the gate allows.
-                let searching = !duringPlayback && speechAllowed && isEdgeSearchOn()
+                let edge = !duringPlayback && speechAllowed ? searchEdge() : nil
                 var frameOnset = duringPlayback ? playbackOnset : quietOnset()
-                if searching { (frameOnset.leadFrames, frameOnset.trailFrames, frameOnset.edgeGapFrames) = edgeFrames }
+                if edge != nil {
+                    (frameOnset.leadFrames, frameOnset.trailFrames, frameOnset.edgeGapFrames)
+                        = (edgeSearch.leadFrames, edgeSearch.trailFrames, edgeSearch.gapFrames)
+                }
                 handle(segmenter.process(isSpeech: detected && speechAllowed, detectorSpeech: detected, onset: frameOnset,
-                                          strongEvidence: duringPlayback && strongEvidence,
-                                          edge: searching && isAboveEdge()))
+                                          strongEvidence: duringPlayback && strongEvidence, edge: edge == true))
             }
         }
         deliver(frame)
@@ -202,22 +190,12 @@ final class OutputStages {
         return detected
     }
 
-    /// Whether the edge search applies to the frame the energy detector just took (``FrontEndConfiguration/SpeechEdges``
-    /// set, the noise steady); outside playback only: it also follows the peak of what the detector calls speech.
-    private func isEdgeSearchOn() -> Bool {
+    /// The edge search's verdict on the frame the energy detector just took (``SpeechEdgeSearch/judge(_:)``):
+    /// nil without the edges or when the search is off for the frame.
+    private func searchEdge() -> Bool? {
         // Optional chaining on the stored detector: binding it to a local retained and released it every frame.
-        guard let energy = edgeDetector?.frameDecibels, let deviation = edgeDetector?.noiseDeviationDecibels else { return false }
-        // The peak's memory falls 10 dB a second, down to -160 dBFS.
-        speechPeak = max(edgeDetector?.isSpeech == true ? energy : -160, speechPeak - 0.1)
-        return deviation <= edgeMaximumDeviation
-    }
-
-    /// Whether the frame the energy detector just took stands above the edge threshold: the noise mean plus the
-    /// margin, and within the peak range of the speech's recent peak. Call after ``isEdgeSearchOn()``.
-    private func isAboveEdge() -> Bool {
-        guard let energy = edgeDetector?.frameDecibels, let noise = edgeDetector?.noiseDecibels,
-              let minimum = edgeDetector?.configuration.minimumSpeechDecibels else { return false }
-        return energy > speechPeak - edgePeakRange && energy >= minimum && energy > noise + edgeMarginDecibels
+        guard edgeDetector != nil else { return nil }
+        return edgeSearch.judge(edgeDetector!)
     }
 
     /// The onset outside playback: the segmenter's, longer in fluctuating noise (``FrontEndConfiguration/FluctuatingNoiseOnset``).
