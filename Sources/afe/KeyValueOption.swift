@@ -11,3 +11,23 @@ enum KeyValueOption {
         }
     }
 }
+
+/// `A,B,C[,D,...]` option values (`--noise-onset`, `--vad-edges`, `--vad-voicing`): `required` numbers, then up to
+/// `defaults.count` optional ones; the optional fields not given take their `defaults`.
+enum NumberListOption {
+    /// The numbers, `required + defaults.count` of them; nil when the count is out of range or a field is not a
+    /// finite number.
+    static func numbers(_ text: String, required: Int, defaults: [Float] = []) -> [Float]? {
+        let given = text.split(separator: ",", omittingEmptySubsequences: false).map { Float($0) }
+        guard (required...required + defaults.count).contains(given.count) else { return nil }
+        var numbers: [Float] = []
+        for number in given {
+            guard let number, number.isFinite else { return nil }
+            numbers.append(number)
+        }
+        return numbers + defaults[(given.count - required)...]
+    }
+
+    /// A number of milliseconds as a whole number, nil when it does not fit.
+    static func whole(_ value: Float) -> Int? { Int(exactly: value.rounded()) }
+}

@@ -5,12 +5,10 @@ import AudioFrontEnd
 enum NoiseOnsetOption {
     static func parse(_ text: String) throws -> FrontEndConfiguration.FluctuatingNoiseOnset? {
         if text == "off" { return nil }
-        let parts = text.split(separator: ",").map { Float($0) }
-        guard parts.count == 3, let deviation = parts[0], let perDecibel = parts[1], let maximum = parts[2],
-              deviation.isFinite, perDecibel.isFinite, let whole = Int(exactly: maximum.rounded()) else {
+        guard let v = NumberListOption.numbers(text, required: 3), let maximum = NumberListOption.whole(v[2]) else {
             throw ArgumentReader.Failure(message: "--noise-onset takes off or DEV_DB,MS_PER_DB,MAX_MS, not '\(text)'")
         }
-        return FrontEndConfiguration.FluctuatingNoiseOnset(deviationDecibels: deviation, millisecondsPerDecibel: perDecibel,
-                                                           maximumMilliseconds: whole)
+        return FrontEndConfiguration.FluctuatingNoiseOnset(deviationDecibels: v[0], millisecondsPerDecibel: v[1],
+                                                           maximumMilliseconds: maximum)
     }
 }

@@ -9,14 +9,10 @@ enum VoicingOption {
         if text == "off" { return nil }
         if text == "on" { return .init() }
         if text == "quiet" { return FrontEndConfiguration.VoiceDetection.quietVoicing } // on, but not during playback
-        let parts = text.split(separator: ",").map { Float($0) }
-        guard (3...5).contains(parts.count), let above = parts[0], let margin = parts[1],
-              let deviation = parts[2], let noise = parts.count >= 4 ? parts[3] : 1,
-              let cutoff = parts.count == 5 ? parts[4] : 1000,
-              above.isFinite, margin.isFinite, deviation.isFinite, noise.isFinite, cutoff.isFinite else {
+        guard let v = NumberListOption.numbers(text, required: 3, defaults: [1, 1000]) else {
             throw ArgumentReader.Failure(message: "--vad-voicing takes off, on, quiet or ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]], not '\(text)'")
         }
-        return .init(periodicityAboveNoise: above, marginDecibels: margin, maximumNoiseDeviationDecibels: deviation,
-                     maximumNoisePeriodicity: noise, cutoffHz: Double(cutoff))
+        return .init(periodicityAboveNoise: v[0], marginDecibels: v[1], maximumNoiseDeviationDecibels: v[2],
+                     maximumNoisePeriodicity: v[3], cutoffHz: Double(v[4]))
     }
 }
