@@ -35,10 +35,13 @@ print(" ".join(u["text"] for u in m[m[sys.argv[1]]["clean_nearend"]]["utterances
 echo "== What the user said (the near end's transcript): \"$expected\""
 echo
 echo "== The raw mic streamed to the local recognizer (PocketSphinx), front end off"
-"$afe" stream --mic "$mic" --aec off --url "$url" --expected "$expected" --no-partials | tee "$out/stream-raw.txt"
+# The audio goes up faster than real time; PocketSphinx needs about 4 s after the end on an idle machine, more on
+# a busy one (the SDK's default finish_timeout, 10 s, was exceeded with CI running beside it).
+wait_final=(--finish-timeout 60000)
+"$afe" stream --mic "$mic" --aec off --url "$url" --expected "$expected" --no-partials "${wait_final[@]}" | tee "$out/stream-raw.txt"
 echo
 echo "== Through the front end (the played answer pushed as the reference)"
-"$afe" stream --mic "$mic" --reference "$played" --url "$url" --expected "$expected" --no-partials \
+"$afe" stream --mic "$mic" --reference "$played" --url "$url" --expected "$expected" --no-partials "${wait_final[@]}" \
   | tee "$out/stream-processed.txt"
 exec 3>&-
 echo

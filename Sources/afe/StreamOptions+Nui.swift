@@ -46,10 +46,12 @@ extension StreamOptions {
     /// `nui_set_params`'s parameters for audio at `sampleRate` Hz: the service's settings under `nls_config`, the
     /// on-device front end at the top level from `--aec`, `--suppression` and `--ns`.
     func recognitionParameters(sampleRate: Int, hasReference: Bool) throws -> String {
-        // finish_timeout stays the SDK's own (10 s): the feeder keeps the mic at most StreamCommand.maximumLead (1 s)
-        // ahead of the processed audio, so the recognizer is never far behind when the audio ends.
+        // finish_timeout is the SDK's own (10 s) unless --finish-timeout: the feeder keeps the mic at most
+        // StreamCommand.maximumLead (1 s) ahead of the processed audio, but a recognizer slower than the upload
+        // (PocketSphinx on a busy machine) still has seconds of audio to decode when the audio ends.
         var config: [String: Any] = ["sr_format": format, "sample_rate": sampleRate, "model": model]
         if let maxSentenceSilence { config["max_sentence_silence"] = maxSentenceSilence }
+        if let finishTimeout { config["finish_timeout"] = finishTimeout }
         var parameters: [String: Any] = ["service_type": 4, "nls_config": config, "enable_vad": true]
         parameters["enable_aec"] = echoCancellation(hasReference: hasReference)
         if echoCancellation(hasReference: hasReference) {

@@ -13,6 +13,7 @@ struct StreamOptions {
     var appKey = "default"
     var debugPath: String?
     var maxSentenceSilence: Int?
+    var finishTimeout: Int?
     var expected: String?
     var partials: Bool?
     var frontEnd = FrontEndOptions()
@@ -20,7 +21,7 @@ struct StreamOptions {
     static let usage = """
     usage: afe stream --mic FILE [--reference FILE] --url URL [--protocol dashscope|nls] [--model NAME]
                        [--format pcm|opus] [--realtime] [--app-key KEY] [--max-sentence-silence MS]
-                       [--debug-path DIR] [--expected TEXT] [--partials | --no-partials]
+                       [--finish-timeout MS] [--debug-path DIR] [--expected TEXT] [--partials | --no-partials]
                        [--aec default|webrtc|webrtc-mobile|speex|off] [--suppression low|moderate|high]
                        [--ns off|low|moderate|high|very-high] [--channel N]
 
@@ -35,7 +36,9 @@ struct StreamOptions {
     --aec off with no --reference streams the raw mic.
     The DashScope API key comes from the environment variable DASHSCOPE_API_KEY only (not needed for a local
     server at 127.0.0.1); an NLS token from NLS_TOKEN. --realtime paces the input at real time; otherwise it
-    goes as fast as the service accepts. --expected TEXT prints the word error rate of what was heard.
+    goes as fast as the service accepts. --finish-timeout MS: how long to wait for the final result after the
+    audio ends (NUI's finish_timeout, 1000-600000; default the SDK's 10000): a slow recognizer decodes what was
+    sent faster than real time after the end. --expected TEXT prints the word error rate of what was heard.
     Partial results are updated in place on a terminal (--partials prints each as a line, --no-partials none).
     """
 
@@ -57,6 +60,12 @@ struct StreamOptions {
             case "--ca-file":
                 throw Failure(message: "--ca-file is not available: the NUI SDK verifies wss:// with the system's trust store")
             case "--max-sentence-silence": maxSentenceSilence = try reader.integer(argument)
+            case "--finish-timeout":
+                let milliseconds = try reader.integer(argument)
+                guard (1000...600_000).contains(milliseconds) else {
+                    throw Failure(message: "--finish-timeout takes 1000-600000 ms (NUI's finish_timeout), not \(milliseconds)")
+                }
+                finishTimeout = milliseconds
             case "--expected": expected = try reader.value(argument)
             case "--partials": partials = true
             case "--no-partials": partials = false

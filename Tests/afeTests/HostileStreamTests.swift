@@ -13,7 +13,8 @@ final class HostileStreamTests: XCTestCase {
     }
 
     /// Streams `seconds` of the near-end vector (`--realtime` paces it) to the hostile server in `mode`.
-    func stream(_ mode: String, wire: String = "dashscope", seconds: Int = 4, realtime: Bool = false) throws -> Outcome {
+    func stream(_ mode: String, wire: String = "dashscope", seconds: Int = 4, realtime: Bool = false,
+                extra: [String] = []) throws -> Outcome {
         let server = try ReferenceServer.hostile(mode)
         let command = try AfeCommand()
         defer { command.remove() }
@@ -21,7 +22,7 @@ final class HostileStreamTests: XCTestCase {
         let url = server.url(wire == "nls" ? "/ws/v1" : "/api-ws/v1/inference")
         let began = Date()
         let result = try command.afe(["stream", "--mic", mic, "--url", url, "--protocol", wire, "--app-key", "appkey",
-                                      "--no-partials"] + (realtime ? ["--realtime"] : []))
+                                      "--no-partials"] + (realtime ? ["--realtime"] : []) + extra)
         return Outcome(result: result, seconds: Date().timeIntervalSince(began), server: server)
     }
 
@@ -67,6 +68,23 @@ final class HostileStreamTests: XCTestCase {
         XCTAssertTrue(outcome.result.stderr.contains("240309"), outcome.result.stderr)
         XCTAssertLessThan(outcome.seconds, 25, "finish timeout 10 s after the end of 4 s of audio")
         print("hostile afe late-finish 30 s: exit \(outcome.result.status) after \(String(format: "%.1f", outcome.seconds)) s: \(outcome.result.stderr)")
+    }
+
+    /// `--finish-timeout` reaches the SDK: a finish answered 6 s after the stop completes with the default 10 s
+    /// and fails after a 2 s timeout; 0 ms is out of NUI's range, named on one line.
+    func testFinishTimeoutOption() throws {
+        let patient = try stream("late-finish:delay_ms=6000")
+        XCTAssertEqual(patient.result.status, 0, patient.result.stderr)
+        let hasty = try stream("late-finish:delay_ms=6000", extra: ["--finish-timeout", "2000"])
+        XCTAssertEqual(hasty.result.status, 1, hasty.result.stderr)
+        XCTAssertTrue(hasty.result.stderr.contains("240309"), hasty.result.stderr)
+        XCTAssertLessThan(hasty.seconds, patient.seconds, "the 2 s timeout ends it before the 6 s finish")
+        let bad = try stream("late-finish:delay_ms=6000", extra: ["--finish-timeout", "0"])
+        XCTAssertEqual(bad.result.status, 2, "a usage error: \(bad.result.stderr)")
+        XCTAssertEqual(bad.result.stderr.filter { $0 == "\n" }.count, 1, bad.result.stderr)
+        XCTAssertTrue(bad.result.stderr.contains("--finish-timeout takes 1000-600000"), bad.result.stderr)
+        print("afe --finish-timeout: 6 s finish with 10 s: exit \(patient.result.status) after \(String(format: "%.1f", patient.seconds)) s; "
+              + "with 2 s: exit \(hasty.result.status) after \(String(format: "%.1f", hasty.seconds)) s; 0: \(bad.result.stderr)")
     }
 
     /// A late finish within the timeout completes; afe then closes the WebSocket with a close frame (1000).
