@@ -283,11 +283,7 @@ public struct SpeechSegmenter: Sendable {
         var start = current - min(max(0, framesBack), maximumFrames - 2)
         // An onset under way already knows an earlier start (its own back-dating).
         if case .onset(_, let onsetStart, _, _, _) = state { start = min(start, onsetStart) }
-        start = min(current, max(start, lastSegmentEnd))
-        state = .speech(start: start, speechEnd: nextFrame, run: nil)
-        trailEnd = nextFrame
-        detectorRunOnset = nil
-        return .speechStart(at: position(start), detectedAt: position(nextFrame))
+        return open(start: min(current, max(start, lastSegmentEnd)), current: current)
     }
 
     /// Ends the stream: closes an open segment at the end of its last speech frame. Real-time safe.
@@ -318,6 +314,11 @@ public struct SpeechSegmenter: Sendable {
             state = .onset(firstFrame: firstFrame, start: start, frames: frames, misses: misses, strong: strong)
             return nil
         }
+        return open(start: start, current: current)
+    }
+
+    /// Opens a segment from `start` whose last speech so far is frame `current`.
+    private mutating func open(start: Int, current: Int) -> Event {
         state = .speech(start: start, speechEnd: current + 1, run: nil)
         trailEnd = current + 1
         detectorRunOnset = nil
