@@ -73,6 +73,19 @@ final class SpeechSegmenterExternalStartTests: XCTestCase {
         XCTAssertEqual(next.frame, 100)
     }
 
+    func testAnOnsetsEarlierStartIsHeldToTheMaximumLength() throws {
+        // The review's case: an onset back-dated over a long detector run (the detector hears speech from frame 0,
+        // the gate passes it only from 300), so the onset under way starts 150 frames back; a start asked then
+        // must still leave the segment under the 100-frame maximum.
+        var s = try SpeechSegmenter(SpeechSegmenter.Configuration(onsetMilliseconds: 100, endSilenceMilliseconds: 300,
+                                                                  maximumSegmentMilliseconds: 1000))
+        let long = SpeechSegmenter.Onset(frames: 30, misses: 10, backdateFrames: 150)
+        for _ in 0..<300 { _ = s.process(isSpeech: false, detectorSpeech: true, onset: long) }
+        for _ in 0..<10 { XCTAssertNil(s.process(isSpeech: true, detectorSpeech: true, onset: long)) } // last fed: 309
+        guard case .speechStart(let at, _)? = s.startSegment(framesBack: 5) else { return XCTFail("no start") }
+        XCTAssertEqual(at.frame, 309 - 98, "the 100-frame maximum less two")
+    }
+
     func testNothingBeforeTheFirstFrame() throws {
         var s = try segmenter()
         XCTAssertNil(s.startSegment(framesBack: 0))

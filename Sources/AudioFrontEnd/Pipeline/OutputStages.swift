@@ -149,7 +149,8 @@ final class OutputStages {
     var isInSpeechSegment: Bool { segmenter.isInSegment }
 
     /// Opens a speech segment after the frame just processed unless one is open, back-dated by `framesBack`
-    /// frames (``SpeechSegmenter/startSegment(framesBack:)``); nothing without voice detection. Real-time safe.
+    /// frames (``SpeechSegmenter/startSegment(framesBack:)``); nothing without voice detection. The processing
+    /// thread, after ``process`` has taken that frame; real-time safe.
     func startSpeech(framesBack: Int) {
         guard detector != nil else { return }
         handle(segmenter.startSegment(framesBack: framesBack))

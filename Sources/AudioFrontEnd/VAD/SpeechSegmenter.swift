@@ -279,10 +279,12 @@ public struct SpeechSegmenter: Sendable {
         // After a split at the maximum length the next speech frame opens a segment anyway.
         guard nextFrame > 0, !isInSegment, state != .split else { return nil }
         let current = nextFrame - 1
-        // Shorter than the maximum length (the frames so far are start...current).
-        var start = current - min(max(0, framesBack), maximumFrames - 2)
+        var start = current - max(0, framesBack)
         // An onset under way already knows an earlier start (its own back-dating).
         if case .onset(_, let onsetStart, _, _, _) = state { start = min(start, onsetStart) }
+        // Shorter than the maximum length (the frames so far are start...current), so a segment opened fully
+        // back-dated is split for its length on the next frame at the earliest; then after the previous segment.
+        start = max(start, current - (maximumFrames - 2))
         return open(start: min(current, max(start, lastSegmentEnd)), current: current)
     }
 
