@@ -10,6 +10,7 @@ import soundfile as sf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bargein  # noqa: E402
+import bargein_coherence  # noqa: E402
 import bargein_wer  # noqa: E402
 import rooms  # noqa: E402
 
@@ -225,3 +226,33 @@ class DuckLoopTests(unittest.TestCase):
         self.assertEqual(stops, [1.5, 2.5])
         self.assertEqual((ducks, stopped), ([], []))
         self.assertTrue(np.all(scene.volumes[-1] == 1))
+
+
+class CoherenceTests(unittest.TestCase):
+    """bargein_coherence.coherence: high where the output is the reference delayed within the lags, at the floor
+    where it is independent of it or delayed outside them."""
+
+    def setUp(self):
+        rng = np.random.default_rng(7)
+        self.ref = rng.standard_normal(16000 * 4)
+        self.noise = rng.standard_normal(16000 * 4)
+        self.frames = len(self.ref) // bargein_coherence.HOP - 4
+
+    def late(self, coh, out):
+        with mock.patch.object(bargein_coherence, "FIRST_LAG", 10), mock.patch.object(bargein_coherence, "LAGS", 30), \
+                mock.patch.object(bargein_coherence, "SMOOTH_MS", 400.0):
+            c = coh(bargein_coherence.stft(out, self.frames), bargein_coherence.stft(self.ref, self.frames))
+        return float(np.median(c[200:]))  # after the smoothing has settled
+
+    def delayed(self, ms):
+        n = int(16 * ms)
+        return np.concatenate([np.zeros(n), self.ref[:-n]])
+
+    def test_a_late_echo_is_coherent_and_a_talker_is_not(self):
+        coh = bargein_coherence.coherence
+        self.assertGreater(self.late(coh, self.delayed(150) + 0.1 * self.noise), 0.5)
+        self.assertLess(self.late(coh, self.noise), 0.08)
+        self.assertLess(self.late(coh, self.noise + 0.1 * self.delayed(150)), 0.1)  # a talker 20 dB over a leak
+
+    def test_an_echo_inside_the_first_lags_is_not_counted(self):
+        self.assertLess(self.late(bargein_coherence.coherence, self.delayed(30)), 0.08)

@@ -1,0 +1,128 @@
+"""Does the cancellers' output still follow the reference? A diagnosis for barge-in (issue 14), not a detector.
+
+The barge-in decision's mic-excess tests hold back a talker at SER -10 / -15 dB, and every way of loosening them
+so far let residual echo through (an echo path change, a long room's tail). After the cancellers, that talker
+stands well above the residual echo, while a residual leak is still echo: a function of the reference. This
+script measures, over frames that matter, how much of the output a reference could explain: per 10 ms frame the
+magnitude-squared coherence between the output and the reference delayed by LAG_MIN...LAG frames (32 ms windows,
+bins 200-4000 Hz, cross-spectra smoothed over SMOOTH ms), the largest over lags, averaged over bins.
+
+Frames (from the scene's labels and the run's `vad.csv`, i.e. what the gate and VAD passed):
+  talk  the user speaks during playback and the VAD says speech (what barge-in must decide on);
+  leak  far end only and the VAD says speech (residual echo the gate let through: false barge-in material);
+  the talk frames of each utterance's first 300 ms are shown apart (the decision falls there or is late).
+
+  .venv/bin/python Scripts/scenarios/bargein_coherence.py [--quiet] SYSTEM SCENES_DIR:RUNS_DIR [...]
+
+SCENES_DIR holds the scenes (`generate.py --out`, e.g. out/scenarios/tune), RUNS_DIR an `evaluate.py` run's
+`runs` folder (`out.wav`, `vad.csv` per scene and system); every scene with a run of SYSTEM is read, drift scenes
+left out. Environment: LAG_MIN and LAG (lags in 10 ms frames, default 0 and 40), SMOOTH (ms, default 200), MIC=1 (the mic
+instead of the output: a check of the alignment). The reference is aligned by the truth's delay (drift
+ignored): an upper bound on what a detector aligned by the front end's own estimate would see.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import soundfile as sf
+from scipy.signal import lfilter, resample_poly
+
+RATE = 16000
+HOP = 160
+WINDOW = 512
+LAGS = int(os.environ.get("LAG", "40"))
+FIRST_LAG = int(os.environ.get("LAG_MIN", "0"))
+SMOOTH_MS = float(os.environ.get("SMOOTH", "200"))
+
+
+def mono16k(path):
+    x, rate = sf.read(path)
+    x = x[:, 0] if x.ndim > 1 else x
+    if rate != RATE:
+        g = np.gcd(rate, RATE)
+        x = resample_poly(x, RATE // g, rate // g)
+    return x
+
+
+def stft(x, frames):
+    x = np.concatenate([np.zeros(WINDOW - HOP), x, np.zeros(WINDOW)])
+    idx = np.arange(frames)[:, None] * HOP + np.arange(WINDOW)[None, :]
+    spec = np.fft.rfft(x[idx] * np.hanning(WINDOW), axis=1)
+    hz = np.fft.rfftfreq(WINDOW, 1 / RATE)
+    return spec[:, (hz >= 200) & (hz <= 4000)]
+
+
+def smooth(a):
+    lam = np.exp(-HOP / RATE / (SMOOTH_MS / 1000))
+    return lfilter([1 - lam], [1, -lam], a, axis=0)
+
+
+def coherence(out, ref):
+    """Per frame: the largest over lags of the bin-mean magnitude-squared coherence."""
+    syy = smooth(np.abs(out) ** 2) + 1e-12
+    sxx = smooth(np.abs(ref) ** 2) + 1e-12
+    best = np.zeros(len(out))
+    for lag in range(FIRST_LAG, LAGS + 1):
+        x = np.roll(ref, lag, axis=0)
+        x[:lag] = 0
+        xx = np.roll(sxx, lag, axis=0)
+        xx[:lag] = 1e-12
+        sxy = smooth(out * np.conj(x))
+        c = (np.abs(sxy) ** 2 / (syy * xx)).mean(1)
+        best = np.maximum(best, c)
+    return best
+
+
+def scene_frames(scenes, runs, system, scene):
+    truth = json.load(open(os.path.join(scenes, scene, "truth.json")))
+    labels = np.loadtxt(os.path.join(scenes, scene, "labels.csv"), delimiter=",", skiprows=1).astype(int)
+    vad = np.loadtxt(os.path.join(runs, scene, system, "vad.csv"), delimiter=",").astype(int)[:, 1]
+    out = mono16k(os.path.join(scenes, scene, "mic.wav") if os.environ.get("MIC") else os.path.join(runs, scene, system, "out.wav"))
+    ref = mono16k(os.path.join(scenes, scene, "reference.wav"))
+    shift = int(round(truth["delay_ms"] * RATE / 1000))
+    ref = np.concatenate([np.zeros(shift), ref])[: len(ref)]
+    frames = min(len(labels), len(vad), len(out) // HOP, len(ref) // HOP)
+    c = coherence(stft(out, frames), stft(ref, frames))
+    near, echo, v = labels[:frames, 1] == 1, labels[:frames, 2] == 1, vad[:frames] == 1
+    onset = np.zeros(frames, bool)  # the first 300 ms of each utterance: what a barge-in decision waits on
+    for start in np.flatnonzero(near[1:] & ~near[:-1]) + 1:
+        onset[start:start + 30] = True
+    return c, near & echo & v, ~near & echo & v, onset & near & echo & v
+
+
+def show(x):
+    if not len(x):
+        return "    0 frames"
+    return f"{len(x):5d} frames, median {np.median(x):.2f}, p10 {np.percentile(x, 10):.2f}, p90 {np.percentile(x, 90):.2f}"
+
+
+def main():
+    args = sys.argv[1:]
+    quiet = bool(args) and args[0] == "--quiet"
+    args = args[1:] if quiet else args
+    if len(args) < 2 or any(":" not in a for a in args[1:]):
+        sys.exit(__doc__)
+    system = args[0]
+    talk, leak, onset = [], [], []
+    for pair in args[1:]:
+        scenes, runs = pair.split(":", 1)
+        for scene in sorted(os.listdir(runs)):
+            has_far = "delay_ms" in json.load(open(os.path.join(scenes, scene, "truth.json")))
+            if scene.startswith("drift") or not has_far or not os.path.isdir(os.path.join(runs, scene, system)):
+                continue
+            c, t, k, o = scene_frames(scenes, runs, system, scene)
+            onset.append(c[o])
+            talk.append(c[t])
+            leak.append(c[k])
+            if not quiet and (t.any() or k.any()):
+                print(f"{scene:22s} talk {show(c[t])} | leak {show(c[k])}")
+    talk, leak, onset = np.concatenate(talk), np.concatenate(leak), np.concatenate(onset)
+    print(f"LAG {FIRST_LAG}-{LAGS}, SMOOTH {SMOOTH_MS:g} ms: talk {show(talk)} | onsets {show(onset)} | leak {show(leak)}")
+    for t in (0.05, 0.08, 0.1, 0.12, 0.15, 0.2):
+        print(f"  under {t:.2f}: talk frames {np.mean(talk < t):.2f}, their first 300 ms {np.mean(onset < t):.2f}, "
+              f"leak frames {np.mean(leak < t):.2f}")
+
+
+if __name__ == "__main__":
+    main()
