@@ -12,7 +12,12 @@ Frames (from the scene's labels and the run's `vad.csv`, i.e. what the gate and 
   leak  far end only and the VAD says speech (residual echo the gate let through: false barge-in material);
   the talk frames of each utterance's first 300 ms are shown apart (the decision falls there or is late).
 
-  .venv/bin/python Scripts/scenarios/bargein_coherence.py [--quiet] SYSTEM SCENES_DIR:RUNS_DIR [...]
+  .venv/bin/python Scripts/scenarios/bargein_coherence.py [--quiet] [--decisions] SYSTEM SCENES_DIR:RUNS_DIR [...]
+
+--decisions: instead, the run's barge-in decisions (`report.json`), each with the mean coherence over its own
+run (its speech start to the decision), scored as `bargein.py` scores them (open loop) with the decisions over a
+threshold taken away: what a veto on that statistic would keep and remove (a veto in the detector would hold
+such frames back, so a later decision could still come; this counts it as none).
 
 SCENES_DIR holds the scenes (`generate.py --out`, e.g. out/scenarios/tune), RUNS_DIR an `evaluate.py` run's
 `runs` folder (`out.wav`, `vad.csv` per scene and system); every scene with a run of SYSTEM is read, drift scenes
@@ -27,6 +32,9 @@ import sys
 import numpy as np
 import soundfile as sf
 from scipy.signal import lfilter, resample_poly
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bargein  # noqa: E402
 
 RATE = 16000
 HOP = 160
@@ -91,6 +99,46 @@ def scene_frames(scenes, runs, system, scene):
     return c, near & echo & v, ~near & echo & v, onset & near & echo & v
 
 
+def scene_decisions(scenes, runs, system, scene, c):
+    """(decision s, mean coherence over its run) for each barge-in decision of the run, and the scene's truth."""
+    truth = json.load(open(os.path.join(scenes, scene, "truth.json")))
+    report = json.load(open(os.path.join(runs, scene, system, "report.json")))
+    out = []
+    for d in report.get("barge_ins", []):
+        a, b = int(d["speech_start_ms"] // 10), int(d["ms"] // 10)
+        out.append((d["ms"] / 1000, float(np.mean(c[a:max(b, a + 1)])) if a < len(c) else 0.0))
+    return out, truth
+
+
+LIMITS = (None, 0.2, 0.15, 0.12, 0.10, 0.08, 0.06)
+
+
+def veto_rows(scored, limits=LIMITS):
+    """scored: [(truth, [(decision s, coherence)])]. Per threshold (None: no veto): onsets during playback,
+    onsets decided, the median latency (s; inf a miss) and the false decisions, once the decisions whose
+    coherence stands over the threshold are taken away."""
+    rows = []
+    for limit in limits:
+        onsets = hits = false = 0
+        latencies = []
+        for truth, decisions in scored:
+            kept = [t for t, coh in decisions if limit is None or coh <= limit]
+            o, lat, f = bargein.score_interrupts(truth, kept)
+            onsets += len(o)
+            hits += sum(1 for x in lat if x != float("inf"))
+            latencies += lat
+            false += len(f)
+        rows.append((limit, onsets, hits, bargein.percentile(latencies, 50), false))
+    return rows
+
+
+def veto_table(scored):
+    for limit, onsets, hits, median, false in veto_rows(scored):
+        shown = "a miss" if median is None or median == float("inf") else f"{median * 1000:.0f} ms"
+        print(f"  veto over {limit if limit is not None else 'none':>4}: onsets decided {hits} of {onsets}, "
+              f"median {shown}, false decisions {false}")
+
+
 def show(x):
     if not len(x):
         return "    0 frames"
@@ -99,12 +147,12 @@ def show(x):
 
 def main():
     args = sys.argv[1:]
-    quiet = bool(args) and args[0] == "--quiet"
-    args = args[1:] if quiet else args
+    quiet, decisions = "--quiet" in args, "--decisions" in args
+    args = [a for a in args if a not in ("--quiet", "--decisions")]
     if len(args) < 2 or any(":" not in a for a in args[1:]):
         sys.exit(__doc__)
     system = args[0]
-    talk, leak, onset = [], [], []
+    talk, leak, onset, scored = [], [], [], []
     for pair in args[1:]:
         scenes, runs = pair.split(":", 1)
         for scene in sorted(os.listdir(runs)):
@@ -112,11 +160,20 @@ def main():
             if scene.startswith("drift") or not has_far or not os.path.isdir(os.path.join(runs, scene, system)):
                 continue
             c, t, k, o = scene_frames(scenes, runs, system, scene)
+            if decisions:
+                made, truth = scene_decisions(scenes, runs, system, scene, c)
+                scored.append((truth, made))
+                if not quiet and made:
+                    print(f"{scene:22s} " + " ".join(f"{t:.2f}s:{coh:.2f}" for t, coh in made))
+                continue
             onset.append(c[o])
             talk.append(c[t])
             leak.append(c[k])
             if not quiet and (t.any() or k.any()):
                 print(f"{scene:22s} talk {show(c[t])} | leak {show(c[k])}")
+    if decisions:
+        print(f"LAG {FIRST_LAG}-{LAGS}, SMOOTH {SMOOTH_MS:g} ms, system {system}:")
+        return veto_table(scored)
     talk, leak, onset = np.concatenate(talk), np.concatenate(leak), np.concatenate(onset)
     print(f"LAG {FIRST_LAG}-{LAGS}, SMOOTH {SMOOTH_MS:g} ms: talk {show(talk)} | onsets {show(onset)} | leak {show(leak)}")
     for t in (0.05, 0.08, 0.1, 0.12, 0.15, 0.2):

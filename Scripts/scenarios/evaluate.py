@@ -144,7 +144,7 @@ def evaluate_scenario(job):
 
 def parse_systems(names, extra):
     systems = {}
-    for n in names.split(","):
+    for n in filter(None, names.split(",")):  # empty: only the --system alternatives
         if n not in SYSTEMS:
             sys.exit(f"evaluate: unknown system {n} (known: {', '.join(SYSTEMS)}; add others with --system NAME=ARGS)")
         systems[n] = SYSTEMS[n]

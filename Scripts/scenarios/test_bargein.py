@@ -256,3 +256,12 @@ class CoherenceTests(unittest.TestCase):
 
     def test_an_echo_inside_the_first_lags_is_not_counted(self):
         self.assertLess(self.late(bargein_coherence.coherence, self.delayed(30)), 0.08)
+
+    def test_a_veto_takes_away_decisions_over_the_threshold(self):
+        truth = {"near_speech": [[2.0, 3.0]], "echo_active": [[0.0, 9.0]]}
+        scored = [(truth, [(2.2, 0.03), (6.0, 0.2)]), (truth, [(2.4, 0.15)])]
+        rows = {limit: row for limit, *row in bargein_coherence.veto_rows(scored, (None, 0.1))}
+        self.assertEqual(rows[None][:2], [2, 2])  # two onsets, both decided
+        self.assertEqual(rows[None][3], 1)  # the decision at 6.0 s is false
+        self.assertEqual(rows[0.1][:2], [2, 1])  # the 0.15 decision vetoed: its onset missed
+        self.assertEqual(rows[0.1][3], 0)  # and the false one (0.2)
