@@ -101,7 +101,6 @@ enum Scaling {
         for frontEnd in frontEnds {
             done.enter()
             let thread = Thread {
-                defer { pushCPU.add(Clock.threadCPU(), ordering: .relaxed) }
                 mic.withUnsafeBufferPointer { mic in
                     reference.withUnsafeBufferPointer { reference in
                         for k in 0..<frames {
@@ -113,6 +112,8 @@ enum Scaling {
                         }
                     }
                 }
+                // Before leaving: a `defer` ran after `leave`, so the waiting thread could read the sum first.
+                pushCPU.add(Clock.threadCPU(), ordering: .relaxed)
                 done.leave()
             }
             thread.stackSize = 1 << 20
