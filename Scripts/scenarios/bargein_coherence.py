@@ -9,7 +9,8 @@ bins 200-4000 Hz, cross-spectra smoothed over SMOOTH ms), the largest over lags,
 
 Frames (from the scene's labels and the run's `vad.csv`, i.e. what the gate and VAD passed):
   talk  the user speaks during playback and the VAD says speech (what barge-in must decide on);
-  leak  far end only and the VAD says speech (residual echo the gate let through: false barge-in material);
+  leak  far end only and the VAD says speech, 2 s or more from the talker's speech (residual echo the gate let
+        through: false barge-in material; nearer, a segment's bridged pauses and edges would count);
   the talk frames of each utterance's first 300 ms are shown apart (the decision falls there or is late).
 
   .venv/bin/python Scripts/scenarios/bargein_coherence.py [--quiet] [--decisions] SYSTEM SCENES_DIR:RUNS_DIR [...]
@@ -41,6 +42,7 @@ HOP = 160
 WINDOW = 512
 LAGS = int(os.environ.get("LAG", "40"))
 FIRST_LAG = int(os.environ.get("LAG_MIN", "0"))
+LEAK_GUARD = 200  # frames (2 s) either side of the talker's speech where no frame counts as a leak
 SMOOTH_MS = float(os.environ.get("SMOOTH", "200"))
 
 
@@ -96,16 +98,21 @@ def scene_frames(scenes, runs, system, scene):
     onset = np.zeros(frames, bool)  # the first 300 ms of each utterance: what a barge-in decision waits on
     for start in np.flatnonzero(near[1:] & ~near[:-1]) + 1:
         onset[start:start + 30] = True
-    return c, near & echo & v, ~near & echo & v, onset & near & echo & v
+    # Leaks only away from the talker: a segment bridges pauses, starts back-dated and ends after its last word.
+    talker_near = np.convolve(near.astype(float), np.ones(2 * LEAK_GUARD + 1), "same") > 0
+    return c, near & echo & v, ~talker_near & echo & v, onset & near & echo & v
 
 
 def scene_decisions(scenes, runs, system, scene, c):
     """(decision s, mean coherence over its run) for each barge-in decision of the run, and the scene's truth."""
     truth = json.load(open(os.path.join(scenes, scene, "truth.json")))
     report = json.load(open(os.path.join(runs, scene, system, "report.json")))
+    # A decision's time is the mic's at the end of the frame it came with; the stages' output the detector judged
+    # lags it by the processing delay.
+    lag_ms = report.get("output", {}).get("processing_delay_ms", 0)
     out = []
     for d in report.get("barge_ins", []):
-        a, b = int(d["speech_start_ms"] // 10), int(d["ms"] // 10)
+        a, b = int(d["speech_start_ms"] // 10), int((d["ms"] - lag_ms) // 10)
         out.append((d["ms"] / 1000, float(np.mean(c[a:max(b, a + 1)])) if a < len(c) else 0.0))
     return out, truth
 

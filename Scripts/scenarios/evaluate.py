@@ -151,6 +151,8 @@ def parse_systems(names, extra):
     for e in extra or []:
         name, _, args = e.partition("=")
         systems[name] = shlex.split(args)
+    if not systems:
+        sys.exit("evaluate: no system to run (--systems is empty and no --system NAME=ARGS was given)")
     return systems
 
 

@@ -1,4 +1,5 @@
 """The barge-in scoring of bargein.py on hand-made truths."""
+import json
 import os
 import sys
 import tempfile
@@ -265,3 +266,16 @@ class CoherenceTests(unittest.TestCase):
         self.assertEqual(rows[None][3], 1)  # the decision at 6.0 s is false
         self.assertEqual(rows[0.1][:2], [2, 1])  # the 0.15 decision vetoed: its onset missed
         self.assertEqual(rows[0.1][3], 0)  # and the false one (0.2)
+
+    def test_a_decisions_run_ends_at_the_frame_the_detector_judged(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "scenes", "s"))
+            os.makedirs(os.path.join(d, "runs", "s", "x"))
+            with open(os.path.join(d, "scenes", "s", "truth.json"), "w") as f:
+                json.dump({"near_speech": [], "echo_active": []}, f)
+            with open(os.path.join(d, "runs", "s", "x", "report.json"), "w") as f:
+                json.dump({"output": {"processing_delay_ms": 17}, "barge_ins": [{"ms": 1000, "speech_start_ms": 800}]}, f)
+            made, _ = bargein_coherence.scene_decisions(os.path.join(d, "scenes"), os.path.join(d, "runs"), "x", "s",
+                                                        np.arange(300, dtype=float))
+        self.assertEqual(made[0][0], 1.0)
+        self.assertAlmostEqual(made[0][1], np.mean(np.arange(80, 98)))  # frames 80-97: 1000 - 17 ms ends in 98
