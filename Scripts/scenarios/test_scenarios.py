@@ -16,6 +16,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import tune_summary  # noqa: E402
 import generate  # noqa: E402
 import matrix  # noqa: E402
 import metrics as M  # noqa: E402
@@ -241,3 +242,31 @@ class ReportRenderTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TuneSummaryTests(unittest.TestCase):
+    """tune_summary.summarize on hand-made result records."""
+
+    def test_pools_onsets_false_activity_and_starts_over_scenes(self):
+        scenes = [
+            {"id": "dt_ser0", "kind": "doubletalk", "systems": {"a": {
+                "onset_offsets_s": [0.1, -0.2, None], "vad_f1": 0.6, "vad_false_active": 0.02, "false_starts": 1,
+                "far_only_min": 0.5}}},
+            {"id": "echo_rt09", "kind": "echo_hard", "systems": {"a": {
+                "vad_false_active": 0.10, "false_starts": 2, "far_only_min": 0.5, "erle_db": 20.0}}},
+            {"id": "vad_pink0_x1", "kind": "vad_noise", "systems": {"a": {"vad_f1": 0.9}}},
+            {"id": "path_moved", "kind": "path_change", "systems": {"a": {
+                "vad_false_active": 0.0, "far_only_min": 1.0, "reconvergence_s": 0.4, "erle_db": 30.0}}},
+        ]
+        f = tune_summary.summarize(scenes)["a"]
+        self.assertAlmostEqual(f["onsets_within_150ms"], 1 / 3)  # -0.2 s and a missed onset do not count
+        self.assertEqual(f["onsets"], 3)
+        self.assertAlmostEqual(f["false_active_mean"], 0.04)
+        self.assertEqual((f["false_active_worst"], f["worst_scene"]), (0.10, "echo_rt09"))
+        self.assertEqual(f["false_starts"], 3)
+        self.assertAlmostEqual(f["false_starts_per_min"], 1.5)
+        self.assertEqual(f["pink0_f1"], 0.9)
+        self.assertIsNone(f["babble10_f1"])
+        self.assertEqual(f["erle_db"], {"echo_hard": 20.0, "path_change": 30.0})
+        self.assertEqual(f["reconvergence_max_s"], 0.4)
+        self.assertIn("false starts 3 in 2.0 min", tune_summary.line("a", f))
