@@ -31,8 +31,7 @@ import os
 import sys
 
 import numpy as np
-import soundfile as sf
-from scipy.signal import lfilter, resample_poly
+from scipy.signal import lfilter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bargein  # noqa: E402
@@ -46,13 +45,9 @@ LEAK_GUARD = 200  # frames (2 s) either side of the talker's speech where no fra
 SMOOTH_MS = float(os.environ.get("SMOOTH", "200"))
 
 
-def mono16k(path):
-    x, rate = sf.read(path)
-    x = x[:, 0] if x.ndim > 1 else x
-    if rate != RATE:
-        g = np.gcd(rate, RATE)
-        x = resample_poly(x, RATE // g, rate // g)
-    return x
+def _load(path):
+    """Channel 1 at 16 kHz as bargein.py reads it (coherence does not care for the scale)."""
+    return bargein.load16(path).astype(np.float64)
 
 
 def stft(x, frames):
@@ -88,8 +83,8 @@ def scene_frames(scenes, runs, system, scene):
     truth = json.load(open(os.path.join(scenes, scene, "truth.json")))
     labels = np.loadtxt(os.path.join(scenes, scene, "labels.csv"), delimiter=",", skiprows=1).astype(int)
     vad = np.loadtxt(os.path.join(runs, scene, system, "vad.csv"), delimiter=",").astype(int)[:, 1]
-    out = mono16k(os.path.join(scenes, scene, "mic.wav") if os.environ.get("MIC") else os.path.join(runs, scene, system, "out.wav"))
-    ref = mono16k(os.path.join(scenes, scene, "reference.wav"))
+    out = _load(os.path.join(scenes, scene, "mic.wav") if os.environ.get("MIC") else os.path.join(runs, scene, system, "out.wav"))
+    ref = _load(os.path.join(scenes, scene, "reference.wav"))
     shift = int(round(truth["delay_ms"] * RATE / 1000))
     ref = np.concatenate([np.zeros(shift), ref])[: len(ref)]
     frames = min(len(labels), len(vad), len(out) // HOP, len(ref) // HOP)

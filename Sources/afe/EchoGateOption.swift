@@ -26,7 +26,8 @@ enum EchoGateOption {
             case "strong-reduction-db": gate.strongReductionDecibels = number
             case "barge-in-start":
                 guard whole == 0 || whole == 1, number == Float(whole) else {
-                    throw ArgumentReader.Failure(message: "--echo-gate: barge-in-start must be 0 or 1, not \(number == Float(whole) ? String(whole) : String(number))")
+                    let shown = number == Float(whole) ? String(whole) : String(number)
+                    throw ArgumentReader.Failure(message: "--echo-gate: barge-in-start must be 0 or 1, not \(shown)")
                 }
                 gate.startsOnBargeIn = whole == 1
             default: throw ArgumentReader.Failure(message: "--echo-gate: unknown key '\(key)' (keys: \(keys))")

@@ -38,7 +38,8 @@ struct StreamOptions {
     server at 127.0.0.1); an NLS token from NLS_TOKEN. --realtime paces the input at real time; otherwise it
     goes as fast as the service accepts. --finish-timeout MS: how long to wait for the final result after the
     audio ends (NUI's finish_timeout, 1000-600000; default the SDK's 10000): the audio is sent faster than real
-    time, so a slow recognizer may still be decoding when it ends. --expected TEXT prints the word error rate of what was heard.
+    time, so a slow recognizer may still be decoding when it ends. --expected TEXT prints the word error rate of
+    what was heard.
     Partial results are updated in place on a terminal (--partials prints each as a line, --no-partials none).
     """
 

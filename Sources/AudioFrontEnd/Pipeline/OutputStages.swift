@@ -43,7 +43,8 @@ final class OutputStages {
     /// The stages' delay (processing rate) of the frames coming in.
     let processingDelaySamples: Int
     /// The same in ms, subtracted from the segmenter's times so speech events are on the mic's timeline.
-    private let speechTimeOffsetMilliseconds: Int
+    /// The processing delay in ms, rounded: what speech and barge-in times are moved back by (mic timeline).
+    let speechTimeOffsetMilliseconds: Int
 
     /// `processingDelaySamples`: how far the frames passed to ``process(_:position:speechAllowed:)`` lag the mic
     /// (the echo canceller's and noise suppressor's delay, processing rate). Speech times are corrected by it,

@@ -424,10 +424,8 @@ final class ProcessingChain {
     }
 
     private func emitDecision(_ detector: BargeInDetector, isSuspicion: Bool) {
-        // Rounded as the output stages round the speech events' offset, so a segment a decision opens starts
-        // where the decision says its speech did.
-        let delayMilliseconds = (delaySamples * 1000 + sampleRate / 2) / sampleRate
-        let start = max(0, detector.runStartFrame * 10 - delayMilliseconds)
+        // The speech events' own offset, so a segment a decision opens starts where the decision says its speech did.
+        let start = max(0, detector.runStartFrame * 10 - output.speechTimeOffsetMilliseconds)
         events.emitBargeIn(BargeInDecision(milliseconds: (framesProcessed + 1) * 10, speechStartMilliseconds: start,
                                            sequence: detector.count, isSuspicion: isSuspicion))
     }
