@@ -102,6 +102,20 @@ extension FrontEndConfiguration {
         /// prediction; instead no decision is taken while it stands this many dB above the slow gain (an echo path
         /// change seen on echo-only frames). 0 = off (the pessimistic maximum). 0...30.
         public var fastHoldDecibels: Float = 0
+        /// A test decides nothing while the output, averaged over its frames since its first one, still follows
+        /// the reference above this magnitude-squared coherence (``BargeInCoherence``: lags 0-300 ms, 400 ms
+        /// smoothing, 200 Hz-4 kHz): a canceller's residual leak is a linear function of the reference, a talker is
+        /// not (it stays at the estimator's floor, 0.02-0.08). After the reference's alignment jumps (the delay
+        /// estimate found or moved) the statistic starts again, high, and falls over about 300 ms: a decision
+        /// waits until the output no longer follows the realigned reference. 0 = off (no coherence analysis
+        /// runs); 0...1. The default 0.15 was chosen on tuning material only, closed loop (`bargein.py --half tune`
+        /// plus `generate.py --extra-bargein 2 --extra-echo 4 --extra-path 6`): every limit from 0.12 to 0.20 takes
+        /// away the tuning half's one false barge-in (`echo_music` at 1.54 s, right after the delay estimate
+        /// arrived) and changes nothing else (tuning half 250 ms, 3 of 47 missed; 74 more onsets 310 ms, 17
+        /// missed; 78 min of echo-only playback 3 -> 2 false, the two left at the loop seams of `echo_music_x3`);
+        /// 0.10 missed one more onset. 0.15 is the middle of that plateau. With ``evidenceOffsetDecibels`` 2 it
+        /// gives 220 ms and 1 of 47 missed, but 6 false (soft-clipping leaks, which are not linearly coherent).
+        public var coherenceLimit: Float = 0.15
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
@@ -167,6 +181,7 @@ extension FrontEndConfiguration {
             try AudioFrontEndError.check(convergedDecibels, in: 0...60, "barge-in convergedDecibels")
             try AudioFrontEndError.check(bandTop, in: 0...7, "barge-in bandTop")
             try AudioFrontEndError.check(fastHoldDecibels, in: 0...30, "barge-in fastHoldDecibels")
+            try AudioFrontEndError.check(coherenceLimit, in: 0...1, "barge-in coherenceLimit")
         }
     }
 }

@@ -36,6 +36,10 @@ struct BargeInDetector {
     private var gainFrames = 0
     /// The mic's excess over the predicted echo, summed over the run's counted frames (each at most 20 dB), dB.
     private var runExcess: Float = 0
+    /// The output's coherence with the reference (``BargeInCoherence``) summed over every frame since the run's
+    /// and since the sequential test's first frame (``FrontEndConfiguration/BargeIn/coherenceLimit``).
+    private var runCoherence: Float = 0
+    private var evidenceCoherence: Float = 0
 
     /// The envelope's decay per frame, dB (60 dB in ``FrontEndConfiguration/BargeIn/reverberationMilliseconds``).
     private let decayPerFrame: Float
@@ -65,9 +69,11 @@ struct BargeInDetector {
     ///   - mic, reference: the levels of the mic and the aligned reference at the frame, dBFS.
     ///   - bandExcess: the mic's mean excess over the predicted echo per band (``BargeInBands``), dB; weighed
     ///     with the broadband excess by ``FrontEndConfiguration/BargeIn/bandWeight``.
+    ///   - coherence: the output's coherence with the reference (``BargeInCoherence``), 0...1; a test whose
+    ///     frames average above ``FrontEndConfiguration/BargeIn/coherenceLimit`` (if > 0) decides nothing.
     mutating func process(frame: Int, playing: Bool, speech: Bool, aboveResidualDecibels: Float,
                           belowReductionDecibels: Float, level: Float, mic: Float, reference: Float,
-                          bandExcess: Float = 0) -> Bool {
+                          bandExcess: Float = 0, coherence: Float = 0) -> Bool {
         referenceEnvelope = max(reference, referenceEnvelope - decayPerFrame)
         let holding = fastRate > 0 && settings.fastHoldDecibels > 0
             && fastPathGain - echoPathGain > settings.fastHoldDecibels
@@ -98,7 +104,11 @@ struct BargeInDetector {
             evidenceFrames = 0
             return false
         }
-        if evidence == 0 { evidenceStartFrame = frame }
+        if evidence == 0 {
+            evidenceStartFrame = frame
+            evidenceCoherence = 0
+        }
+        evidenceCoherence += coherence
         if counted {
             evidence += min(excess, 20) - settings.evidenceOffsetDecibels
             evidenceFrames += 1
@@ -113,10 +123,13 @@ struct BargeInDetector {
             if runFrames == 0 {
                 runStartFrame = frame
                 runExcess = 0
+                runCoherence = 0
             }
             runFrames += 1
             runExcess += min(excess, 20)
+            runCoherence += coherence
         } else if runFrames > 0 {
+            runCoherence += coherence
             missedFrames += 1
             if missedFrames > gapFrames {
                 runFrames = 0
@@ -125,10 +138,14 @@ struct BargeInDetector {
         }
         // Long enough, and (once the path gain is known) the mic on average above the echo it would hold alone;
         // or the sequential test's evidence strong enough.
+        // Either only while the output, on average since the test's first frame, does not follow the reference.
+        let limit = settings.coherenceLimit
         let run = runFrames >= minimumFrames
             && (gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames))
+            && (limit == 0 || runCoherence <= limit * Float(frame - runStartFrame + 1))
         let sequential = settings.evidenceDecibels > 0 && gainFrames >= evidenceWarmUpFrames
             && evidenceFrames >= evidenceMinimumFrames && evidence >= settings.evidenceDecibels
+            && (limit == 0 || evidenceCoherence <= limit * Float(frame - evidenceStartFrame + 1))
         guard (run || sequential) && !holding else { return false }
         if !run { runStartFrame = evidenceStartFrame }
         evidence = 0

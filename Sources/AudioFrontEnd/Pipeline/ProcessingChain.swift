@@ -84,6 +84,8 @@ final class ProcessingChain {
     @exclusivity(unchecked) private var suspicion: BargeInDetector?
     /// Its per-band excess (nil unless ``FrontEndConfiguration/BargeIn/bandWeight`` > 0).
     private let bargeInBands: BargeInBands?
+    /// The output's coherence with the reference (nil unless a decision has a ``FrontEndConfiguration/BargeIn/coherenceLimit``).
+    private let bargeInCoherence: BargeInCoherence?
     /// ``FrontEndConfiguration/EchoGate/startsOnBargeIn``.
     private let bargeInStartsSpeech: Bool
     /// When the AEC2 stage switches to stronger settings while no near end is likely (nil: off,
@@ -151,6 +153,8 @@ final class ProcessingChain {
             sampleRate: rate, frameLength: frameSamples, reverberationMilliseconds: $0.settings.reverberationMilliseconds,
             fastGainMilliseconds: $0.settings.fastGainMilliseconds, top: $0.settings.bandTop,
             pessimistic: $0.settings.fastHoldDecibels == 0) : nil }
+        bargeInCoherence = (bargeIn?.settings.coherenceLimit ?? 0) > 0 || (suspicion?.settings.coherenceLimit ?? 0) > 0
+            ? BargeInCoherence(sampleRate: rate, frameLength: frameSamples) : nil
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         // While the cancellers pause the mic skips them, delayed as they would delay it, except the host's share.
@@ -226,8 +230,10 @@ final class ProcessingChain {
             estimator.process(mic: UnsafeBufferPointer(laggedMic), reference: UnsafeBufferPointer(unshifted))
             publishedDelay.store((estimator.delayMilliseconds ?? .nan).bitPattern, ordering: .relaxed)
             if let estimate = estimator.delayMilliseconds {
-                _ = alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
-                                     frameLength: frameLength)
+                if alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
+                                    frameLength: frameLength) {
+                    bargeInCoherence?.reset()
+                }
             }
         }
         let referenceLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(reference))
@@ -354,7 +360,7 @@ final class ProcessingChain {
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
         if bargeIn != nil || suspicion != nil {
-            decideBargeIn(speech: speech, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
+            decideBargeIn(speech: speech, output: frame, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
         }
         emitted += n
     }
@@ -393,7 +399,8 @@ final class ProcessingChain {
     /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
     /// `levels`: of the output, the echo the canceller predicted, the mic and the aligned reference, dBFS.
     /// `speech`: the voice detector's and the gate's verdict on the frame, before each decision's own gate test.
-    private func decideBargeIn(speech: Bool, levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
+    private func decideBargeIn(speech: Bool, output frameOutput: UnsafeBufferPointer<Int16>,
+                               levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
         let frame = emitted / frameLength
         let playing = speechGate.isPlaybackActive
         // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only. (Optional
@@ -403,24 +410,29 @@ final class ProcessingChain {
             waiveConvergence: bargeIn?.waivesConvergence ?? suspicion!.waivesConvergence)
         let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
                                          echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
-        if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands) {
+        let coherence = bargeInCoherence?.update(output: frameOutput, reference: UnsafeBufferPointer(delayedReference)) ?? 0
+        if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands,
+                                  coherence: coherence) {
             emitDecision(bargeIn!, isSuspicion: false)
             if bargeInStartsSpeech { output.startSpeech(framesBack: frame - bargeIn!.runStartFrame) }
         }
         guard suspicion != nil else { return }
         let suspected = bargeIn == nil ? firstSpeech : speech && speechGate.allowsBargeIn(
             convergedDecibels: suspicion!.settings.convergedDecibels, waiveConvergence: suspicion!.waivesConvergence)
-        if decide(&suspicion!, frame: frame, playing: playing, speech: suspected, levels: levels, bands: bands) {
+        if decide(&suspicion!, frame: frame, playing: playing, speech: suspected, levels: levels, bands: bands,
+                  coherence: coherence) {
             emitDecision(suspicion!, isSuspicion: true)
         }
     }
 
     private func decide(_ detector: inout BargeInDetector, frame: Int, playing: Bool, speech: Bool,
-                        levels: (output: Float, echo: Float, mic: Float, reference: Float), bands: Float) -> Bool {
+                        levels: (output: Float, echo: Float, mic: Float, reference: Float), bands: Float,
+                        coherence: Float) -> Bool {
         detector.process(frame: frame, playing: playing, speech: speech,
                          aboveResidualDecibels: levels.output - speechGate.residualLevel,
                          belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
-                         level: levels.output, mic: levels.mic, reference: levels.reference, bandExcess: bands)
+                         level: levels.output, mic: levels.mic, reference: levels.reference, bandExcess: bands,
+                         coherence: coherence)
     }
 
     private func emitDecision(_ detector: BargeInDetector, isSuspicion: Bool) {

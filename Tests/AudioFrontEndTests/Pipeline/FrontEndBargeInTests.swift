@@ -57,7 +57,8 @@ final class FrontEndBargeInTests: XCTestCase {
                                                                       { $0.minimumSpeechMilliseconds = 155 },
                                                                       { $0.maximumGapMilliseconds = 900 },
                                                                       { $0.nearToResidualDecibels = -1 },
-                                                                      { $0.micExcessDecibels = .nan }] {
+                                                                      { $0.micExcessDecibels = .nan },
+                                                                      { $0.coherenceLimit = -0.1 }] {
             var configuration = FrontEndConfiguration()
             change(&configuration.bargeIn!)
             XCTAssertThrowsError(try FrontEnd(configuration: configuration)) { error in
@@ -69,14 +70,18 @@ final class FrontEndBargeInTests: XCTestCase {
 
     /// The decision and its event on the push thread allocate nothing: the double-talk vector pushed in 10 ms
     /// pieces, counted from 2 s on, over spans where decisions are made — with the suspicion beside it too
-    /// (``FrontEndConfiguration/bargeInSuspicion``).
+    /// (``FrontEndConfiguration/bargeInSuspicion``), and without the coherence veto's analysis
+    /// (``FrontEndConfiguration/BargeIn/coherenceLimit`` 0; the default runs it).
     func testDecisionsAllocateNothingOnThePushThread() throws {
         try XCTSkipUnless(afe_allocation_counter_available() == 1, "allocation counting is off under sanitizers")
         let mic = try StageRunner.samples("doubletalk_ser0db_16k.wav")
         let reference = try StageRunner.samples("farend_16k.wav")
         var suspicious = FrontEndConfiguration()
         suspicious.bargeInSuspicion = FrontEndConfiguration.suggestedBargeInSuspicion
-        for (configuration, label) in [(FrontEndConfiguration(), "decisions"), (suspicious, "decisions and suspicions")] {
+        var incoherent = FrontEndConfiguration()
+        incoherent.bargeIn!.coherenceLimit = 0
+        for (configuration, label) in [(FrontEndConfiguration(), "decisions"), (suspicious, "decisions and suspicions"),
+                                       (incoherent, "decisions without the coherence veto")] {
             let (frontEnd, collector) = try FrontEndHarness.started(configuration)
             func push(_ range: Range<Int>) { FrontEndHarness.push(frontEnd, mic: mic, reference: reference, range, chunk: 160) }
             push(0..<(16000 * 2))

@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How much the cancellers' output still follows the reference (``FrontEndConfiguration/BargeIn/coherenceLimit``):
+/// per frame, the magnitude-squared coherence between the output and the aligned reference delayed by 0...30
+/// frames (0-300 ms), over 32 ms Hann windows every frame, bins 200 Hz-4 kHz, cross-spectra smoothed with a
+/// 400 ms time constant; the bins' mean at the lag where it is largest. A residual leak of the echo is a linear
+/// function of the reference and stands at 0.1-0.3 (the room's tail 100-300 ms late, the path after a change); a
+/// talker is not and stays at the estimator's floor (0.02-0.08). Settings from the tuning material
+/// (`Scripts/scenarios/bargein_coherence.py`, Scripts/scenarios/README.md "Does the output still follow the
+/// reference?").
+///
+/// Created on the control thread (allocates); ``update(output:reference:)`` runs on the processing thread and is
+/// real-time safe.
+final class BargeInCoherence {
+    /// Lags (frames) and the smoothing time constant (ms).
+    static let lags = 0...30
+    static let smoothingMilliseconds: Float = 400
+    static let lowestHertz: Float = 200, highestHertz: Float = 4000
+
+    private let fft: ComplexFFT
+    private let frameLength: Int
+    private let window: UnsafeMutableBufferPointer<Float>
+    /// The last window of output and reference samples (oldest first).
+    private let outputHistory: UnsafeMutableBufferPointer<Float>
+    private let referenceHistory: UnsafeMutableBufferPointer<Float>
+    private let real: UnsafeMutableBufferPointer<Float>
+    private let imaginary: UnsafeMutableBufferPointer<Float>
+    private let firstBin: Int
+    private let binCount: Int
+    /// The output's spectrum this frame and its smoothed power's reciprocal (per bin).
+    private let outputReal: UnsafeMutableBufferPointer<Float>
+    private let outputImaginary: UnsafeMutableBufferPointer<Float>
+    private let outputPower: UnsafeMutableBufferPointer<Float>
+    private let inverseOutputPower: UnsafeMutableBufferPointer<Float>
+    /// The reference's smoothed power (per bin), and per slot of a ring of the last `lags.upperBound + 1` frames:
+    /// its spectrum and its smoothed power's reciprocal.
+    private let referencePower: UnsafeMutableBufferPointer<Float>
+    private let ringReal: UnsafeMutableBufferPointer<Float>
+    private let ringImaginary: UnsafeMutableBufferPointer<Float>
+    private let ringInversePower: UnsafeMutableBufferPointer<Float>
+    /// Per lag and bin: the smoothed cross-spectrum of the output and the reference that many frames back.
+    private let crossReal: UnsafeMutableBufferPointer<Float>
+    private let crossImaginary: UnsafeMutableBufferPointer<Float>
+    private let slots: Int
+    private var frame = 0
+    private let keep: Float
+    private static let floor: Float = 1e-12
+
+    init(sampleRate: Int, frameLength: Int) {
+        // 32 ms, rounded up to a power of two (512 at 16 kHz).
+        var n = 2
+        while n < sampleRate * 32 / 1000 || n < frameLength { n *= 2 }
+        fft = ComplexFFT(length: n)
+        self.frameLength = frameLength
+        window = .allocate(capacity: n)
+        for i in 0..<n { window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))) }
+        outputHistory = .zeroed(capacity: n)
+        referenceHistory = .zeroed(capacity: n)
+        real = .zeroed(capacity: n)
+        imaginary = .zeroed(capacity: n)
+        let hertzPerBin = Float(sampleRate) / Float(n)
+        firstBin = max(1, Int((Self.lowestHertz / hertzPerBin).rounded(.up)))
+        let lastBin = min(n / 2 - 1, Int((Self.highestHertz / hertzPerBin).rounded(.down)))
+        binCount = max(0, lastBin - firstBin + 1)
+        let bins = max(1, binCount)
+        outputReal = .zeroed(capacity: bins)
+        outputImaginary = .zeroed(capacity: bins)
+        outputPower = .zeroed(capacity: bins)
+        inverseOutputPower = .zeroed(capacity: bins)
+        referencePower = .zeroed(capacity: bins)
+        slots = Self.lags.upperBound + 1
+        ringReal = .zeroed(capacity: slots * bins)
+        ringImaginary = .zeroed(capacity: slots * bins)
+        ringInversePower = .allocate(capacity: slots * bins)
+        ringInversePower.initialize(repeating: 1 / Self.floor)
+        crossReal = .zeroed(capacity: slots * bins)
+        crossImaginary = .zeroed(capacity: slots * bins)
+        keep = Float(exp(-Double(frameLength) / Double(sampleRate) / (Double(Self.smoothingMilliseconds) / 1000)))
+    }
+
+    deinit {
+        for buffer in [window, outputHistory, referenceHistory, real, imaginary, outputReal, outputImaginary,
+                       outputPower, inverseOutputPower, referencePower, ringReal, ringImaginary, ringInversePower,
+                       crossReal, crossImaginary] {
+            buffer.deallocate()
+        }
+    }
+
+    /// Forgets the spectra seen so far: the reference's alignment jumped, and what the ring holds no longer lines
+    /// up with what the cancellers now see. The estimate starts from one frame again, high (1 at the first frame:
+    /// a single frame's spectra are always coherent) and falling to its floor over the smoothing time, so a
+    /// decision right after a jump waits for evidence that the output no longer follows the realigned reference.
+    /// Processing thread; real-time safe.
+    func reset() {
+        // One call each: an array of the buffers would allocate.
+        outputPower.update(repeating: 0)
+        referencePower.update(repeating: 0)
+        ringReal.update(repeating: 0)
+        ringImaginary.update(repeating: 0)
+        crossReal.update(repeating: 0)
+        crossImaginary.update(repeating: 0)
+        ringInversePower.update(repeating: 1 / Self.floor)
+    }
+
+    /// Appends `samples` (at most a frame) to `history`, the oldest shifted out; a short frame is padded with 0.
+    private func append(_ samples: UnsafeBufferPointer<Int16>, to history: UnsafeMutableBufferPointer<Float>) {
+        let n = history.count
+        let base = history.baseAddress!
+        base.update(from: base + frameLength, count: n - frameLength)
+        for i in 0..<frameLength {
+            history[n - frameLength + i] = i < samples.count ? Float(samples[i]) / 32768 : 0
+        }
+    }
+
+    /// Takes the frame's output and aligned reference (the same span of time, a frame each) and returns the
+    /// largest over the lags of the bins' mean coherence, 0...1.
+    func update(output: UnsafeBufferPointer<Int16>, reference: UnsafeBufferPointer<Int16>) -> Float {
+        guard binCount > 0 else { return 0 }
+        append(output, to: outputHistory)
+        append(reference, to: referenceHistory)
+        // Both spectra from one complex transform: output real, reference imaginary.
+        let n = fft.length
+        for i in 0..<n {
+            real[i] = outputHistory[i] * window[i]
+            imaginary[i] = referenceHistory[i] * window[i]
+        }
+        fft.forward(real: real.baseAddress!, imaginary: imaginary.baseAddress!)
+        let slot = frame % slots
+        let ring = slot * binCount
+        let blend = 1 - keep
+        for b in 0..<binCount {
+            let k = firstBin + b
+            let ar = real[k], ai = imaginary[k], br = real[n - k], bi = imaginary[n - k]
+            // Output X = (Z[k] + conj Z[n-k]) / 2, reference R = (Z[k] - conj Z[n-k]) / 2i.
+            let xr = (ar + br) / 2, xi = (ai - bi) / 2
+            let rr = (ai + bi) / 2, ri = (br - ar) / 2
+            outputReal[b] = xr
+            outputImaginary[b] = xi
+            outputPower[b] = keep * outputPower[b] + blend * (xr * xr + xi * xi)
+            inverseOutputPower[b] = 1 / (outputPower[b] + Self.floor)
+            referencePower[b] = keep * referencePower[b] + blend * (rr * rr + ri * ri)
+            ringReal[ring + b] = rr
+            ringImaginary[ring + b] = ri
+            ringInversePower[ring + b] = 1 / (referencePower[b] + Self.floor)
+        }
+        var best: Float = 0
+        for lag in Self.lags {
+            let past = ((frame - lag) % slots + slots) % slots * binCount
+            let cross = lag * binCount
+            var sum: Float = 0
+            for b in 0..<binCount {
+                // X times the conjugate of R `lag` frames back, smoothed.
+                let xr = outputReal[b], xi = outputImaginary[b]
+                let rr = ringReal[past + b], ri = ringImaginary[past + b]
+                let cr = keep * crossReal[cross + b] + blend * (xr * rr + xi * ri)
+                let ci = keep * crossImaginary[cross + b] + blend * (xi * rr - xr * ri)
+                crossReal[cross + b] = cr
+                crossImaginary[cross + b] = ci
+                sum += (cr * cr + ci * ci) * inverseOutputPower[b] * ringInversePower[past + b]
+            }
+            best = max(best, sum / Float(binCount))
+        }
+        frame = (frame + 1) % (slots * 1_000_000)
+        return min(1, best)
+    }
+}
