@@ -31,6 +31,8 @@ final class BargeInCoherence {
     private let imaginary: UnsafeMutableBufferPointer<Float>
     private let firstBin: Int
     private let binCount: Int
+    /// The bins rounded up to a multiple of 8 (one row of the ring and of the cross-spectra).
+    private let rowLength: Int
     /// The output's spectrum this frame and its smoothed power's reciprocal (per bin).
     private let outputReal: UnsafeMutableBufferPointer<Float>
     private let outputImaginary: UnsafeMutableBufferPointer<Float>
@@ -66,7 +68,8 @@ final class BargeInCoherence {
         firstBin = max(1, Int((Self.lowestHertz / hertzPerBin).rounded(.up)))
         let lastBin = min(n / 2 - 1, Int((Self.highestHertz / hertzPerBin).rounded(.down)))
         binCount = max(0, lastBin - firstBin + 1)
-        let bins = max(1, binCount)
+        rowLength = max(8, (binCount + 7) / 8 * 8)
+        let bins = rowLength
         outputReal = .zeroed(capacity: bins)
         outputImaginary = .zeroed(capacity: bins)
         outputPower = .zeroed(capacity: bins)
@@ -106,6 +109,16 @@ final class BargeInCoherence {
         ringInversePower.update(repeating: 1 / Self.floor)
     }
 
+    @inline(__always)
+    private func load(_ buffer: UnsafeMutableBufferPointer<Float>, _ index: Int) -> SIMD8<Float> {
+        UnsafeRawPointer(buffer.baseAddress! + index).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    @inline(__always)
+    private func store(_ value: SIMD8<Float>, _ buffer: UnsafeMutableBufferPointer<Float>, _ index: Int) {
+        UnsafeMutableRawPointer(buffer.baseAddress! + index).storeBytes(of: value, as: SIMD8<Float>.self)
+    }
+
     /// Appends `samples` (at most a frame) to `history`, the oldest shifted out; a short frame is padded with 0.
     private func append(_ samples: UnsafeBufferPointer<Int16>, to history: UnsafeMutableBufferPointer<Float>) {
         let n = history.count
@@ -130,7 +143,7 @@ final class BargeInCoherence {
         }
         fft.forward(real: real.baseAddress!, imaginary: imaginary.baseAddress!)
         let slot = frame % slots
-        let ring = slot * binCount
+        let ring = slot * rowLength
         let blend = 1 - keep
         for b in 0..<binCount {
             let k = firstBin + b
@@ -147,22 +160,26 @@ final class BargeInCoherence {
             ringImaginary[ring + b] = ri
             ringInversePower[ring + b] = 1 / (referencePower[b] + Self.floor)
         }
+        // Eight bins at a time (the rows are padded to a multiple of 8 with bins that stay 0).
+        let keeps = SIMD8<Float>(repeating: keep), blends = SIMD8<Float>(repeating: blend)
         var best: Float = 0
         for lag in Self.lags {
-            let past = ((frame - lag) % slots + slots) % slots * binCount
-            let cross = lag * binCount
-            var sum: Float = 0
-            for b in 0..<binCount {
+            let past = ((frame - lag) % slots + slots) % slots * rowLength
+            let cross = lag * rowLength
+            var sum = SIMD8<Float>()
+            var b = 0
+            while b < rowLength {
                 // X times the conjugate of R `lag` frames back, smoothed.
-                let xr = outputReal[b], xi = outputImaginary[b]
-                let rr = ringReal[past + b], ri = ringImaginary[past + b]
-                let cr = keep * crossReal[cross + b] + blend * (xr * rr + xi * ri)
-                let ci = keep * crossImaginary[cross + b] + blend * (xi * rr - xr * ri)
-                crossReal[cross + b] = cr
-                crossImaginary[cross + b] = ci
-                sum += (cr * cr + ci * ci) * inverseOutputPower[b] * ringInversePower[past + b]
+                let xr = load(outputReal, b), xi = load(outputImaginary, b)
+                let rr = load(ringReal, past + b), ri = load(ringImaginary, past + b)
+                let cr = keeps * load(crossReal, cross + b) + blends * (xr * rr + xi * ri)
+                let ci = keeps * load(crossImaginary, cross + b) + blends * (xi * rr - xr * ri)
+                store(cr, crossReal, cross + b)
+                store(ci, crossImaginary, cross + b)
+                sum += (cr * cr + ci * ci) * load(inverseOutputPower, b) * load(ringInversePower, past + b)
+                b += 8
             }
-            best = max(best, sum / Float(binCount))
+            best = max(best, sum.sum() / Float(binCount))
         }
         frame = (frame + 1) % (slots * 1_000_000)
         return min(1, best)
