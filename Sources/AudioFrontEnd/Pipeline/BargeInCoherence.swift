@@ -6,12 +6,13 @@ import Darwin
 
 /// How much the cancellers' output still follows the reference (``FrontEndConfiguration/BargeIn/coherenceLimit``):
 /// per frame, the magnitude-squared coherence between the output and the aligned reference delayed by 0...30
-/// frames (0-300 ms), over 32 ms Hann windows every frame, bins 200 Hz-4 kHz, cross-spectra smoothed with a
+/// frames (0-300 ms), over Hann windows of the power of two at or above 32 ms (512 samples at 16 kHz, 42.7 ms at
+/// 48 kHz) every frame, bins 200 Hz-4 kHz, cross-spectra smoothed with a
 /// 400 ms time constant; the bins' mean at the lag where it is largest. A residual leak of the echo is a linear
 /// function of the reference and stands at 0.1-0.3 (the room's tail 100-300 ms late, the path after a change); a
 /// talker is not and stays at the estimator's floor (0.02-0.08). Settings from the tuning material
-/// (`Scripts/scenarios/bargein_coherence.py`, Scripts/scenarios/README.md "Does the output still follow the
-/// reference?").
+/// (`Scripts/scenarios/bargein_coherence.py` with `LAG_MIN=0 LAG=30 SMOOTH=400`, Scripts/scenarios/README.md
+/// "Does the output still follow the reference?").
 ///
 /// Created on the control thread (allocates); ``update(output:reference:)`` runs on the processing thread and is
 /// real-time safe.
@@ -49,8 +50,14 @@ final class BargeInCoherence {
     private let crossImaginary: UnsafeMutableBufferPointer<Float>
     private let slots: Int
     private var frame = 0
+    /// Frames one analysis window spans (3 at 16 kHz: 512 samples over 160-sample frames, rounded up).
+    let windowFrames: Int
     private let keep: Float
     private static let floor: Float = 1e-12
+    /// Under these a power, or a cross-spectrum term (whose square must stay a normal float), counts as 0: far
+    /// under any signal's (a -90 dBFS frame's bin power is about 1e-7) and under ``floor``'s effect.
+    private static let tiny: Float = 1e-20
+    private static let tinyCross: Float = 1e-15
 
     init(sampleRate: Int, frameLength: Int) {
         // 32 ms, rounded up to a power of two (512 at 16 kHz).
@@ -58,6 +65,7 @@ final class BargeInCoherence {
         while n < sampleRate * 32 / 1000 || n < frameLength { n *= 2 }
         fft = ComplexFFT(length: n)
         self.frameLength = frameLength
+        windowFrames = (n + frameLength - 1) / frameLength
         window = .allocate(capacity: n)
         for i in 0..<n { window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))) }
         outputHistory = .zeroed(capacity: n)
@@ -86,11 +94,22 @@ final class BargeInCoherence {
     }
 
     deinit {
-        for buffer in [window, outputHistory, referenceHistory, real, imaginary, outputReal, outputImaginary,
-                       outputPower, inverseOutputPower, referencePower, ringReal, ringImaginary, ringInversePower,
-                       crossReal, crossImaginary] {
-            buffer.deallocate()
-        }
+        // One call each (an array of the buffers would allocate, wherever the chain is released).
+        window.deallocate()
+        outputHistory.deallocate()
+        referenceHistory.deallocate()
+        real.deallocate()
+        imaginary.deallocate()
+        outputReal.deallocate()
+        outputImaginary.deallocate()
+        outputPower.deallocate()
+        inverseOutputPower.deallocate()
+        referencePower.deallocate()
+        ringReal.deallocate()
+        ringImaginary.deallocate()
+        ringInversePower.deallocate()
+        crossReal.deallocate()
+        crossImaginary.deallocate()
     }
 
     /// Forgets the spectra seen so far: the reference's alignment jumped, and what the ring holds no longer lines
@@ -153,15 +172,19 @@ final class BargeInCoherence {
             let rr = (ai + bi) / 2, ri = (br - ar) / 2
             outputReal[b] = xr
             outputImaginary[b] = xi
-            outputPower[b] = keep * outputPower[b] + blend * (xr * xr + xi * xi)
+            // Powers that decay over digital silence are flushed to 0 before they turn subnormal (slow on x86).
+            let outputNow = keep * outputPower[b] + blend * (xr * xr + xi * xi)
+            outputPower[b] = outputNow < Self.tiny ? 0 : outputNow
             inverseOutputPower[b] = 1 / (outputPower[b] + Self.floor)
-            referencePower[b] = keep * referencePower[b] + blend * (rr * rr + ri * ri)
+            let referenceNow = keep * referencePower[b] + blend * (rr * rr + ri * ri)
+            referencePower[b] = referenceNow < Self.tiny ? 0 : referenceNow
             ringReal[ring + b] = rr
             ringImaginary[ring + b] = ri
             ringInversePower[ring + b] = 1 / (referencePower[b] + Self.floor)
         }
         // Eight bins at a time (the rows are padded to a multiple of 8 with bins that stay 0).
         let keeps = SIMD8<Float>(repeating: keep), blends = SIMD8<Float>(repeating: blend)
+        let tinyCross = SIMD8<Float>(repeating: Self.tinyCross), negativeTinyCross = -tinyCross
         var best: Float = 0
         for lag in Self.lags {
             let past = ((frame - lag) % slots + slots) % slots * rowLength
@@ -172,8 +195,11 @@ final class BargeInCoherence {
                 // X times the conjugate of R `lag` frames back, smoothed.
                 let xr = load(outputReal, b), xi = load(outputImaginary, b)
                 let rr = load(ringReal, past + b), ri = load(ringImaginary, past + b)
-                let cr = keeps * load(crossReal, cross + b) + blends * (xr * rr + xi * ri)
-                let ci = keeps * load(crossImaginary, cross + b) + blends * (xi * rr - xr * ri)
+                var cr = keeps * load(crossReal, cross + b) + blends * (xr * rr + xi * ri)
+                var ci = keeps * load(crossImaginary, cross + b) + blends * (xi * rr - xr * ri)
+                // Flushed before they turn subnormal (their squares first), as the powers.
+                cr.replace(with: 0, where: cr .< tinyCross .& cr .> negativeTinyCross)
+                ci.replace(with: 0, where: ci .< tinyCross .& ci .> negativeTinyCross)
                 store(cr, crossReal, cross + b)
                 store(ci, crossImaginary, cross + b)
                 sum += (cr * cr + ci * ci) * load(inverseOutputPower, b) * load(ringInversePower, past + b)

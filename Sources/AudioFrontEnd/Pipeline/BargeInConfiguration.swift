@@ -106,15 +106,18 @@ extension FrontEndConfiguration {
         /// the reference above this magnitude-squared coherence (``BargeInCoherence``: lags 0-300 ms, 400 ms
         /// smoothing, 200 Hz-4 kHz): a canceller's residual leak is a linear function of the reference, a talker is
         /// not (it stays at the estimator's floor, 0.02-0.08). After the reference's alignment jumps (the delay
-        /// estimate found or moved) the statistic starts again, high, and falls over about 300 ms: a decision
-        /// waits until the output no longer follows the realigned reference. 0 = off (no coherence analysis
+        /// estimate found or moved) the statistic starts again once the realigned reference has reached it,
+        /// high, and falls over about 300 ms: a decision waits until the output no longer follows the realigned
+        /// reference. 0 = off (no coherence analysis
         /// runs); 0...1. The default 0.15 was chosen on tuning material only, closed loop (`bargein.py --half tune`
         /// plus `generate.py --extra-bargein 2 --extra-echo 4 --extra-path 6`): every limit from 0.12 to 0.20 takes
         /// away the tuning half's one false barge-in (`echo_music` at 1.54 s, right after the delay estimate
         /// arrived) and changes nothing else (tuning half 250 ms, 3 of 47 missed; 74 more onsets 310 ms, 17
         /// missed; 78 min of echo-only playback 3 -> 2 false, the two left at the loop seams of `echo_music_x3`);
-        /// 0.10 missed one more onset. 0.15 is the middle of that plateau. With ``evidenceOffsetDecibels`` 2 it
-        /// gives 220 ms and 1 of 47 missed, but 6 false (soft-clipping leaks, which are not linearly coherent).
+        /// 0.10 missed one more onset. 0.15 is the middle of that plateau. With ``evidenceOffsetDecibels`` 2 (and a
+        /// limit of 0.12) the tuning half gave 220 ms and 1 of 47 missed, but the extra echo-only minutes 6 false
+        /// instead of 2 (soft-clipping leaks, which are not linearly coherent). ``suggestedBargeInSuspicion``,
+        /// built on these defaults, keeps the limit (not tuned for the suspicion).
         public var coherenceLimit: Float = 0.15
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and

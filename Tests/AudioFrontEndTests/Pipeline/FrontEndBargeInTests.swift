@@ -46,6 +46,16 @@ final class FrontEndBargeInTests: XCTestCase {
         XCTAssertEqual(result.summary?.bargeIns, 0)
     }
 
+    /// The chain feeds the decision the output's coherence with the reference (``BargeInCoherence``): with a limit
+    /// under the estimator's floor (a talker reads 0.02-0.08) every decision of the double-talk vector is held.
+    func testTheCoherenceReachesTheDecision() throws {
+        var strict = FrontEndConfiguration()
+        strict.bargeIn!.coherenceLimit = 0.005
+        let result = try FrontEndHarness.run(strict, mic: try StageRunner.samples("doubletalk_ser0db_16k.wav"),
+                                             reference: try StageRunner.samples("farend_16k.wav"))
+        XCTAssertEqual(Self.decisions(result), [], "a limit of 0.005 holds every decision")
+    }
+
     /// `bargeIn = nil` turns it off; settings out of range are refused, named.
     func testOffAndBadSettings() throws {
         var off = FrontEndConfiguration()
