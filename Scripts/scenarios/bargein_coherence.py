@@ -45,6 +45,11 @@ LEAK_GUARD = 200  # frames (2 s) either side of the talker's speech where no fra
 SMOOTH_MS = float(os.environ.get("SMOOTH", "200"))
 
 
+def _json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def _load(path):
     """Channel 1 at 16 kHz as bargein.py reads it (coherence does not care for the scale)."""
     return bargein.load16(path).astype(np.float64)
@@ -80,7 +85,7 @@ def coherence(out, ref):
 
 
 def scene_frames(scenes, runs, system, scene):
-    truth = json.load(open(os.path.join(scenes, scene, "truth.json")))
+    truth = _json(os.path.join(scenes, scene, "truth.json"))
     labels = np.loadtxt(os.path.join(scenes, scene, "labels.csv"), delimiter=",", skiprows=1).astype(int)
     vad = np.loadtxt(os.path.join(runs, scene, system, "vad.csv"), delimiter=",").astype(int)[:, 1]
     out = _load(os.path.join(scenes, scene, "mic.wav") if os.environ.get("MIC") else os.path.join(runs, scene, system, "out.wav"))
@@ -100,8 +105,8 @@ def scene_frames(scenes, runs, system, scene):
 
 def scene_decisions(scenes, runs, system, scene, c):
     """(decision s, mean coherence over its run) for each barge-in decision of the run, and the scene's truth."""
-    truth = json.load(open(os.path.join(scenes, scene, "truth.json")))
-    report = json.load(open(os.path.join(runs, scene, system, "report.json")))
+    truth = _json(os.path.join(scenes, scene, "truth.json"))
+    report = _json(os.path.join(runs, scene, system, "report.json"))
     # A decision's time is the mic's at the end of the frame it came with; the stages' output the detector judged
     # lags it by the processing delay.
     lag_ms = report.get("output", {}).get("processing_delay_ms", 0)
@@ -158,7 +163,7 @@ def main():
     for pair in args[1:]:
         scenes, runs = pair.split(":", 1)
         for scene in sorted(os.listdir(runs)):
-            has_far = "delay_ms" in json.load(open(os.path.join(scenes, scene, "truth.json")))
+            has_far = "delay_ms" in _json(os.path.join(scenes, scene, "truth.json"))
             if scene.startswith("drift") or not has_far or not os.path.isdir(os.path.join(runs, scene, system)):
                 continue
             c, t, k, o = scene_frames(scenes, runs, system, scene)
