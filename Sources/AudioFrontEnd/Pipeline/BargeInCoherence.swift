@@ -7,8 +7,8 @@ import Darwin
 /// How much the cancellers' output still follows the reference (``FrontEndConfiguration/BargeIn/coherenceLimit``):
 /// per frame, the magnitude-squared coherence between the output and the aligned reference delayed by 0...30
 /// frames (0-300 ms), over Hann windows of the power of two at or above 32 ms (512 samples at 16 kHz, 42.7 ms at
-/// 48 kHz) every frame, bins 200 Hz-4 kHz, cross-spectra smoothed with a
-/// 400 ms time constant; the bins' mean at the lag where it is largest. A residual leak of the echo is a linear
+/// 48 kHz) every frame, bins 200 Hz-4 kHz, cross-spectra smoothed with a 400 ms time constant; the bins' mean at
+/// the lag where it is largest. A residual leak of the echo is a linear
 /// function of the reference and stands at 0.1-0.3 (the room's tail 100-300 ms late, the path after a change); a
 /// talker is not and stays at the estimator's floor (0.02-0.08). Settings from the tuning material
 /// (`Scripts/scenarios/bargein_coherence.py` with `LAG_MIN=0 LAG=30 SMOOTH=400`, Scripts/scenarios/README.md
@@ -49,9 +49,12 @@ final class BargeInCoherence {
     private let crossReal: UnsafeMutableBufferPointer<Float>
     private let crossImaginary: UnsafeMutableBufferPointer<Float>
     private let slots: Int
-    private var frame = 0
-    /// Frames one analysis window spans (3 at 16 kHz: 512 samples over 160-sample frames, rounded up).
-    let windowFrames: Int
+    /// The ring's slot of this frame.
+    private var slot = 0
+    /// Frames one analysis window spans (4 at 16 kHz: 512 samples over 160-sample frames, rounded up).
+    private let windowFrames: Int
+    /// Frames until a pending ``reset()`` (0: none; ``restart(afterFrames:)``).
+    private var resetCountdown = 0
     private let keep: Float
     private static let floor: Float = 1e-12
     /// Under these a power, or a cross-spectrum term (whose square must stay a normal float), counts as 0: far
@@ -128,6 +131,13 @@ final class BargeInCoherence {
         ringInversePower.update(repeating: 1 / Self.floor)
     }
 
+    /// Schedules a ``reset()`` for when the realigned reference has filled a window: `frames` from now it first
+    /// reaches ``update(output:reference:)``, then a window's frames later the window holds nothing older.
+    /// Processing thread; real-time safe.
+    func restart(afterFrames frames: Int) {
+        resetCountdown = frames + windowFrames
+    }
+
     @inline(__always)
     private func load(_ buffer: UnsafeMutableBufferPointer<Float>, _ index: Int) -> SIMD8<Float> {
         UnsafeRawPointer(buffer.baseAddress! + index).loadUnaligned(as: SIMD8<Float>.self)
@@ -152,6 +162,10 @@ final class BargeInCoherence {
     /// largest over the lags of the bins' mean coherence, 0...1.
     func update(output: UnsafeBufferPointer<Int16>, reference: UnsafeBufferPointer<Int16>) -> Float {
         guard binCount > 0 else { return 0 }
+        if resetCountdown > 0 {
+            resetCountdown -= 1
+            if resetCountdown == 0 { reset() }
+        }
         append(output, to: outputHistory)
         append(reference, to: referenceHistory)
         // Both spectra from one complex transform: output real, reference imaginary.
@@ -161,7 +175,6 @@ final class BargeInCoherence {
             imaginary[i] = referenceHistory[i] * window[i]
         }
         fft.forward(real: real.baseAddress!, imaginary: imaginary.baseAddress!)
-        let slot = frame % slots
         let ring = slot * rowLength
         let blend = 1 - keep
         for b in 0..<binCount {
@@ -187,7 +200,7 @@ final class BargeInCoherence {
         let tinyCross = SIMD8<Float>(repeating: Self.tinyCross), negativeTinyCross = -tinyCross
         var best: Float = 0
         for lag in Self.lags {
-            let past = ((frame - lag) % slots + slots) % slots * rowLength
+            let past = (slot - lag + slots) % slots * rowLength
             let cross = lag * rowLength
             var sum = SIMD8<Float>()
             var b = 0
@@ -207,7 +220,7 @@ final class BargeInCoherence {
             }
             best = max(best, sum.sum() / Float(binCount))
         }
-        frame = (frame + 1) % (slots * 1_000_000)
+        slot = slot + 1 == slots ? 0 : slot + 1
         return min(1, best)
     }
 }

@@ -108,9 +108,8 @@ extension FrontEndConfiguration {
         /// not (it stays at the estimator's floor, 0.02-0.08). After the reference's alignment jumps (the delay
         /// estimate found or moved) the statistic starts again once the realigned reference has reached it,
         /// high, and falls over about 300 ms: a decision waits until the output no longer follows the realigned
-        /// reference. 0 = off (no coherence analysis
-        /// runs); 0...1. The default 0.15 was chosen on tuning material only, closed loop (`bargein.py --half tune`
-        /// plus `generate.py --extra-bargein 2 --extra-echo 4 --extra-path 6`): every limit from 0.12 to 0.20 takes
+        /// reference. 0 = off (no coherence analysis runs); 0...1. The default 0.15 was chosen on tuning material
+        /// only, closed loop (`bargein.py --half tune` plus `generate.py --extra-bargein 2 --extra-echo 4 --extra-path 6`): every limit from 0.12 to 0.20 takes
         /// away the tuning half's one false barge-in (`echo_music` at 1.54 s, right after the delay estimate
         /// arrived) and changes nothing else (tuning half 250 ms, 3 of 47 missed; 74 more onsets 310 ms, 17
         /// missed; 78 min of echo-only playback 3 -> 2 false, the two left at the loop seams of `echo_music_x3`);

@@ -86,9 +86,6 @@ final class ProcessingChain {
     private let bargeInBands: BargeInBands?
     /// The output's coherence with the reference (nil unless a decision has a ``FrontEndConfiguration/BargeIn/coherenceLimit``).
     private let bargeInCoherence: BargeInCoherence?
-    /// Frames until it restarts after a jump of the alignment (0: none pending): the reference read with the new
-    /// shift reaches the delayed reference it sees a frame and ``delaySamples`` later, and fills its window after that.
-    private var coherenceResetCountdown = 0
     /// ``FrontEndConfiguration/EchoGate/startsOnBargeIn``.
     private let bargeInStartsSpeech: Bool
     /// When the AEC2 stage switches to stronger settings while no near end is likely (nil: off,
@@ -234,8 +231,10 @@ final class ProcessingChain {
             publishedDelay.store((estimator.delayMilliseconds ?? .nan).bitPattern, ordering: .relaxed)
             if let estimate = estimator.delayMilliseconds {
                 if alignment.update(estimateMilliseconds: estimate, driftPartsPerMillion: estimator.driftPartsPerMillion,
-                                    frameLength: frameLength), let coherence = bargeInCoherence {
-                    coherenceResetCountdown = 1 + (delaySamples + frameLength - 1) / frameLength + coherence.windowFrames
+                                    frameLength: frameLength) {
+                    // The reference read with the new shift reaches the delayed reference a frame and the
+                    // processing delay later.
+                    bargeInCoherence?.restart(afterFrames: 1 + (delaySamples + frameLength - 1) / frameLength)
                 }
             }
         }
@@ -413,10 +412,6 @@ final class ProcessingChain {
             waiveConvergence: bargeIn?.waivesConvergence ?? suspicion!.waivesConvergence)
         let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
                                          echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
-        if coherenceResetCountdown > 0 {
-            coherenceResetCountdown -= 1
-            if coherenceResetCountdown == 0 { bargeInCoherence?.reset() }
-        }
         let coherence = bargeInCoherence?.update(output: frameOutput, reference: UnsafeBufferPointer(delayedReference)) ?? 0
         if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands,
                                   coherence: coherence) {

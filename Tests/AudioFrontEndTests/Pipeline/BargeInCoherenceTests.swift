@@ -61,7 +61,7 @@ final class BargeInCoherenceTests: XCTestCase {
     /// and falls back to the floor within a second.
     func testAResetStartsHighAndFalls() {
         let meter = BargeInCoherence(sampleRate: 16000, frameLength: 160)
-        let reference = noise(16000 * 3, seed: 8), talker = noise(reference.count, seed: 9)
+        let reference = noise(16000 * 4, seed: 8), talker = noise(reference.count, seed: 9)
         func frame(_ k: Int) -> Float {
             talker[k * 160..<(k + 1) * 160].withUnsafeBufferPointer { o in
                 reference[k * 160..<(k + 1) * 160].withUnsafeBufferPointer { meter.update(output: o, reference: $0) }
@@ -74,6 +74,11 @@ final class BargeInCoherenceTests: XCTestCase {
         var last: Float = 1
         for k in 152..<300 { last = frame(k) }
         XCTAssertLessThan(last, 0.1)
+        // A scheduled restart: 2 frames to reach it, then a window (512 samples: 4 frames of 160, rounded up); the
+        // sixth update restarts.
+        meter.restart(afterFrames: 2)
+        XCTAssertEqual((300..<305).map { frame($0) < 0.1 }, [true, true, true, true, true])
+        XCTAssertGreaterThan(frame(305), 0.9)
     }
 
     /// Echo-only frames, then talker frames 10 dB above the predicted echo, the first 20 with the coherence given
