@@ -83,6 +83,16 @@ extension FrontEndConfiguration {
         /// onsets within 150 ms 0.69 -> 0.78, false starts 18 -> 20 in 26 min of far-end-only playback
         /// (Scripts/scenarios/README.md).
         public var startsOnBargeIn: Bool
+        /// While the delay estimator (automatic alignment) finds no echo of the reference in the mic at any lag
+        /// (``DelayEstimator/findsNoEcho``: its correlation peak under its confidence threshold for about a second,
+        /// after about 2.6 s of reference), the gate stands aside and every frame may count as speech, as without
+        /// playback: the device plays into headphones, a muted or distant loudspeaker, or at a volume whose echo
+        /// stays under the room's noise. Without this the gate, which waits for the canceller to converge on an
+        /// echo, let none of the user's speech through for as long as the reference played (near-end-only scenes
+        /// of the scenario matrix's tuning half with another scene's reference pushed: 1 short segment of 6
+        /// utterances, frame recall 0.005-0.16). Default true; with a fixed alignment there is no estimator and the
+        /// gate always waits.
+        public var opensWithoutEcho: Bool = true
 
         /// The defaults of `playbackOnsetMilliseconds` (300), `playbackOnsetGapMilliseconds` (100),
         /// `startBackdateMilliseconds` (400), `residualMarginDecibels` (12), `tailDecayMilliseconds` (600) and

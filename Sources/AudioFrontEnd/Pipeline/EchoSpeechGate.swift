@@ -32,6 +32,10 @@
 /// on `doubletalk_ser0db_16k.wav` (FrontEndEchoTests), the residual margin, the playback onset and the echo
 /// estimate as the reference level on the scenario matrix's tuning half.
 ///
+/// While the delay estimator finds no echo of the reference in the mic at all (``DelayEstimator/findsNoEcho``:
+/// headphones, a muted loudspeaker), none of this applies: nothing would ever converge, and every frame may count
+/// as speech, as without playback (``FrontEndConfiguration/EchoGate/opensWithoutEcho``, ``isStandingAside``).
+///
 /// Real-time safe; processing thread.
 struct EchoSpeechGate {
     /// Reference level (dBFS) above which the far end counts as playing.
@@ -92,6 +96,11 @@ struct EchoSpeechGate {
     private(set) var passesMargins = false
     /// What ``allowsSpeech`` returned for the last frame.
     private(set) var isAllowed = false
+    /// Whether the gate stands aside while the mic holds no echo (``FrontEndConfiguration/EchoGate/opensWithoutEcho``).
+    let opensWithoutEcho: Bool
+    /// Whether the last frame given to ``allowsSpeech`` was judged without the echo tests: the far end plays but
+    /// the mic holds no echo of it (false outside playback).
+    private(set) var isStandingAside = false
 
     /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision: allowed, or (once
     /// the gate has converged) past every other test with the running echo reduction at least
@@ -113,6 +122,7 @@ struct EchoSpeechGate {
         tailMarginDecibels = settings.tailMarginDecibels
         strongResidualDecibels = settings.strongResidualDecibels
         strongReductionDecibels = settings.strongReductionDecibels
+        opensWithoutEcho = settings.opensWithoutEcho
     }
 
     /// Takes the levels (dBFS) of one frame: the aligned reference, the mic, the echo the canceller predicted in
@@ -120,9 +130,10 @@ struct EchoSpeechGate {
     /// whether the frame may count as speech. `learns` false: the running levels (echo reduction, residual
     /// level, tail offset) stay as they are (the chain's far-end-only settings, ``FrontEndConfiguration/farEndOnlyEcho``,
     /// lower the output of echo frames: the levels stay those of the normal settings, which the chain returns to
-    /// at the first near-end evidence).
+    /// at the first near-end evidence). `noEcho`: the delay estimator finds no echo of the reference in the mic
+    /// (``DelayEstimator/findsNoEcho``); with ``opensWithoutEcho`` every frame then counts, as without playback.
     mutating func allowsSpeech(reference: Float, mic: Float, echoEstimate: Float, output: Float,
-                               learns: Bool = true) -> Bool {
+                               learns: Bool = true, noEcho: Bool = false) -> Bool {
         if reference > Self.activeReferenceDecibels {
             if framesSinceFarEnd > holdFrames { framesSinceResume = 0 }
             framesSinceFarEnd = 0
@@ -133,12 +144,21 @@ struct EchoSpeechGate {
         let aboveResidual = output > residualLevel + residualMarginDecibels
         isAboveTail = true
         isStrongEvidence = false
+        isStandingAside = false
         guard framesSinceFarEnd <= holdFrames else {
             // After playback the output's noise floor comes back up from where the suppressors held it: until
             // the VAD's noise estimate has followed, only what stands above the residual level counts.
             passesMargins = framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual
             isAllowed = passesMargins
             return isAllowed
+        }
+        if opensWithoutEcho, noEcho {
+            // Nothing to tell a talker from: no echo converges, and waiting for it left the user unheard for as
+            // long as the far end played (headphones, a muted loudspeaker).
+            isStandingAside = true
+            passesMargins = true
+            isAllowed = true
+            return true
         }
         let reduction = echoEstimate - output
         if tailDecayPerFrame > 0 {

@@ -344,7 +344,7 @@ final class ProcessingChain {
         // learned under the normal ones (a frozen gate; see farEndOnlyFreeze).
         let frozen = farEndOnly?.freezesGateNow == true
         let allowed = speechGate.allowsSpeech(reference: referenceLevel, mic: micLevel, echoEstimate: echoLevel,
-                                              output: outputLevel, learns: !frozen)
+                                              output: outputLevel, learns: !frozen, noEcho: estimator?.findsNoEcho == true)
         let segmentAllowed = allowed && (speechGate.isAboveTail || output.isInSpeechSegment)
         // Far-end-only settings: on after enough playback frames without near-end evidence, off at the first
         // frame with some (a frame past the gate's margins, an open segment) or without playback.
@@ -357,7 +357,7 @@ final class ProcessingChain {
                                nearEndPossible: allowed || farEndOnly?.lateEchoOnly == true && !farEndOnlyNow)
         let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played),
                                     position: emitted, speechAllowed: segmentAllowed,
-                                    duringPlayback: speechGate.isPlaybackActive,
+                                    duringPlayback: speechGate.isPlaybackActive && !speechGate.isStandingAside,
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
