@@ -6,8 +6,9 @@ three ways: without a reference; with each of the half's first six echo scenes' 
 no echo of it) and the echo gate's default (`EchoGate.opensWithoutEcho`: it stands aside once the delay estimator
 finds no echo); and the same with the gate waiting for convergence (`--echo-gate no-echo-open=0`, the behaviour
 before 2026-12-06). Scored against the scene's labels: frame recall and false-active of the VAD labels, the
-utterances a speech segment overlaps (all, and those starting 3.5 s or more in: the estimator's verdict needs about
-3 s of reference), and the barge-in decisions (the user talks over the playback: each is a right one).
+utterances a speech segment overlaps (all, and those that overlap the reference's playback and start 3.5 s or more
+in: the estimator's verdict needs about 3 s of reference), and the barge-in decisions (the user talks over the
+playback: each is a right one).
 
   .venv/bin/python Scripts/scenarios/noecho.py --half tune [--afe .build/release/afe] [--scenarios out/scenarios]
       [--args "--echo-gate ..."]"""
@@ -38,16 +39,20 @@ def run(afe, mic, reference, args, work):
     vad = np.loadtxt(labels, delimiter=",", dtype=int, ndmin=2)[:, 1].astype(bool)
     with open(report) as f:
         result = json.load(f)
-    return vad, [(s["start_ms"] / 1000, s["end_ms"] / 1000) for s in result["vad_segments"]], len(result["barge_ins"])
+    end = len(vad) / 100  # a segment still open at the end (none after finish, but the report allows it)
+    segments = [(s["start_ms"] / 1000, end if s["end_ms"] is None else s["end_ms"] / 1000)
+                for s in result["vad_segments"]]
+    return vad, segments, len(result["barge_ins"])
 
 
-def score(vad, segments, utterances):
+def score(vad, segments, utterances, playing):
+    """`playing`: the reference's active spans (its scene's `echo_active`, in the mic's time), or []."""
     near = np.zeros(len(vad), bool)
     for a, b in utterances:
         near[int(a * 100):int(b * 100)] = True
     def heard(spans):
         return sum(any(s < b and e > a for s, e in segments) for a, b in spans)
-    late = [(a, b) for a, b in utterances if a >= LATE_S]
+    late = [(a, b) for a, b in utterances if a >= LATE_S and any(p < b and q > a for p, q in playing)]
     return [vad[near].mean(), vad[~near].mean(), heard(utterances), len(utterances), heard(late), len(late)]
 
 
@@ -75,11 +80,15 @@ def main():
                     utterances = json.load(f)["near_speech"]
                 for reference in (references if with_reference else [None]):
                     vad, segments, barge_ins = run(a.afe, mic, reference, args + extra, work)
-                    rows.append(score(vad, segments, utterances) + [barge_ins])
+                    playing = []
+                    if reference:
+                        with open(os.path.join(reference, "truth.json")) as f:
+                            playing = json.load(f)["echo_active"]
+                    rows.append(score(vad, segments, utterances, playing) + [barge_ins])
             r = np.array(rows, dtype=float)
             print(f"{a.half} {name:30} runs {len(rows):3}  frame recall {r[:, 0].mean():.3f} (min {r[:, 0].min():.3f})  "
                   f"false-active {r[:, 1].mean():.3f}  utterances heard {int(r[:, 2].sum())}/{int(r[:, 3].sum())}, "
-                  f"from {LATE_S} s {int(r[:, 4].sum())}/{int(r[:, 5].sum())}  barge-ins {int(r[:, 6].sum())}")
+                  f"during playback from {LATE_S} s {int(r[:, 4].sum())}/{int(r[:, 5].sum())}  barge-ins {int(r[:, 6].sum())}")
 
 
 if __name__ == "__main__":

@@ -84,14 +84,17 @@ extension FrontEndConfiguration {
         /// (Scripts/scenarios/README.md).
         public var startsOnBargeIn: Bool
         /// While the delay estimator (automatic alignment) finds no echo of the reference in the mic at any lag
-        /// (``DelayEstimator/findsNoEcho``: its correlation peak under its confidence threshold for about a second,
-        /// after about 2.6 s of reference), the gate stands aside and every frame may count as speech, as without
-        /// playback: the device plays into headphones, a muted or distant loudspeaker, or at a volume whose echo
-        /// stays under the room's noise. Without this the gate, which waits for the canceller to converge on an
-        /// echo, let none of the user's speech through for as long as the reference played (near-end-only scenes
-        /// of the scenario matrix's tuning half with another scene's reference pushed: 1 short segment of 6
-        /// utterances, frame recall 0.005-0.16). Default true; with a fixed alignment there is no estimator and the
-        /// gate always waits.
+        /// (``DelayEstimator/findsNoEcho``: its correlation peak under its confidence threshold for the last 4
+        /// updates, 0.5-1 s, after about 2.6 s of reference), the gate stands aside and every frame may count as
+        /// speech, as without playback (but for ``resumeMilliseconds`` after playback resumes): the device plays
+        /// into headphones, a muted or distant loudspeaker, or at a volume whose echo stays under the room's
+        /// noise. Without this the gate, which waits for the canceller to converge on an echo, let none of the
+        /// user's speech through for as long as the reference played (near-end-only scenes of the scenario
+        /// matrix's tuning half with another scene's reference pushed: 1 short segment of 6 utterances, frame
+        /// recall 0.005-0.16). Default true, chosen on the tuning half (`Scripts/scenarios/noecho.py`, utterances
+        /// during playback heard 62 -> 243 of 243; every scene with an echo unchanged); test half once: 16 -> 260
+        /// of 260 (Scripts/scenarios/README.md). With a fixed alignment there is no estimator and the gate always
+        /// waits.
         public var opensWithoutEcho: Bool = true
 
         /// The defaults of `playbackOnsetMilliseconds` (300), `playbackOnsetGapMilliseconds` (100),

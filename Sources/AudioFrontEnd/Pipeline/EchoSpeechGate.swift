@@ -101,6 +101,9 @@ struct EchoSpeechGate {
     /// Whether the last frame given to ``allowsSpeech`` was judged without the echo tests: the far end plays but
     /// the mic holds no echo of it (false outside playback).
     private(set) var isStandingAside = false
+    /// Whether the gate stood aside at the last playback frame: the after-playback test then does not apply
+    /// (there was no echo to hold the output down, and the residual level was never learned).
+    private var stoodAside = false
 
     /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision: allowed, or (once
     /// the gate has converged) past every other test with the running echo reduction at least
@@ -148,17 +151,24 @@ struct EchoSpeechGate {
         guard framesSinceFarEnd <= holdFrames else {
             // After playback the output's noise floor comes back up from where the suppressors held it: until
             // the VAD's noise estimate has followed, only what stands above the residual level counts.
-            passesMargins = framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual
+            passesMargins = framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual || stoodAside
             isAllowed = passesMargins
             return isAllowed
         }
         if opensWithoutEcho, noEcho {
             // Nothing to tell a talker from: no echo converges, and waiting for it left the user unheard for as
-            // long as the far end played (headphones, a muted loudspeaker).
+            // long as the far end played (headphones, a muted loudspeaker). The frames after playback resumes
+            // still do not count: the cancellers' output moves for a moment then, echo or not.
             isStandingAside = true
-            passesMargins = true
-            isAllowed = true
-            return true
+            stoodAside = true
+            passesMargins = framesSinceResume > resumeFrames
+            isAllowed = passesMargins
+            return isAllowed
+        }
+        if stoodAside {
+            // An echo came (the volume raised, the loudspeaker back): as after a resume, nothing counts at first.
+            stoodAside = false
+            framesSinceResume = 0
         }
         let reduction = echoEstimate - output
         if tailDecayPerFrame > 0 {

@@ -24,10 +24,11 @@ final class FrontEndNoEchoTests: XCTestCase {
 
     func testTheEstimatorFindsNoEchoOnlyWhereThereIsNone() throws {
         let reference = try TestVectors.int16("farend_16k.wav").samples
+        // The reference sounds from 0.32 s; the verdict needs 20 updates (2.6 s of it) and then 4 unconfident in
+        // a row. nearend_16k is exact digital silence until 3 s: such windows count as unconfident too.
         for name in ["nearend_16k.wav", "noisy_snr10db_16k.wav", "noisy_snr0db_16k.wav"] {
             let series = verdicts(mic: try TestVectors.int16(name).samples, reference: reference)
-            XCTAssertFalse(series.prefix(2).contains(true), "\(name): no verdict in the first 2 s: \(series)")
-            XCTAssertTrue(series.suffix(10).allSatisfy { $0 }, "\(name): no echo found by 11 s: \(series)")
+            XCTAssertTrue(series.dropFirst(4).allSatisfy { $0 }, "\(name): no echo found from 5 s on: \(series)")
         }
         for name in ["echo_d40ms_16k.wav", "echo_d250ms_16k.wav", "doubletalk_ser0db_16k.wav", "doubletalk_ser5db_16k.wav"] {
             let series = verdicts(mic: try TestVectors.int16(name).samples, reference: reference)
@@ -37,11 +38,11 @@ final class FrontEndNoEchoTests: XCTestCase {
 
     /// The speech segments of the noisy near-end vector with the far-end vector pushed as the reference (no echo
     /// of it in the mic), with the gate standing aside or not.
-    private func segments(opensWithoutEcho: Bool) throws -> [ClosedRange<Int>] {
+    private func segments(opensWithoutEcho: Bool, reference: Bool = true) throws -> [ClosedRange<Int>] {
         var configuration = FrontEndConfiguration()
         configuration.voiceDetection!.echoGate.opensWithoutEcho = opensWithoutEcho
         let collector = try FrontEndHarness.run(configuration, mic: try TestVectors.int16("noisy_snr10db_16k.wav").samples,
-                                                reference: try TestVectors.int16("farend_16k.wav").samples)
+                                                reference: reference ? try TestVectors.int16("farend_16k.wav").samples : nil)
         let starts = collector.events.compactMap { if case .speechStarted(let ms) = $0 { ms } else { nil } }
         let ends = collector.events.compactMap { if case .speechEnded(let ms) = $0 { ms } else { nil } }
         return zip(starts, ends).map { $0...$1 }
@@ -57,8 +58,14 @@ final class FrontEndNoEchoTests: XCTestCase {
         }
         let open = try segments(opensWithoutEcho: true)
         let waiting = try segments(opensWithoutEcho: false)
-        print("no echo: segments standing aside \(open), waiting for convergence \(waiting)")
+        let alone = try segments(opensWithoutEcho: true, reference: false)
+        print("no echo: segments standing aside \(open), waiting for convergence \(waiting), without a reference \(alone)")
         XCTAssertEqual(heard(open), [true, true], "both utterances heard during playback: \(open)")
         XCTAssertEqual(heard(waiting), [false, false], "the gate that waits hears neither: \(waiting)")
+        // The first utterance ends after the reference has stopped (13.66 s): the gate that stood aside does not
+        // hold its end to the after-playback test (a residual level it never learned) but ends it where the
+        // front end without a reference does.
+        let end = { (segments: [ClosedRange<Int>]) in segments.first { $0.overlaps(during[0]) }?.upperBound ?? 0 }
+        XCTAssertEqual(Double(end(open)), Double(end(alone)), accuracy: 150, "the first utterance's end: \(open) vs \(alone)")
     }
 }
