@@ -11,10 +11,14 @@ final class CallbackStallTests: NuiServerTestCase {
     func testAStalledAECDataCallbackRefusesNoPushAndTheServerGetsEverySample() throws {
         let nui = harness.nui
         let stalls = LockedValue(0)
+        // The first chunk's callback stalls until all 6 s of audio have been pushed (at 2x real time): how much
+        // of it the front end must drop depends on its rings, not on how fast this machine pushes (a fixed 3 s
+        // stall ended before the push did under ThreadSanitizer on a slow run, and fewer chunks were dropped).
+        let pushed = DispatchSemaphore(value: 0)
         harness.recorder.onAssist = {
-            if stalls.get() == 0 { // the first chunk: 3 s, while 6 s of audio are pushed at 2x real time
+            if stalls.get() == 0 {
                 stalls.set(1)
-                usleep(3_000_000)
+                _ = pushed.wait(timeout: .now() + 30)
             }
         }
         XCTAssertEqual(harness.initialize(harness.initParameters(url: server.url())), .SUCCESS)
@@ -28,6 +32,7 @@ final class CallbackStallTests: NuiServerTestCase {
         let started = Date()
         harness.push(audio, speed: 2) // asserts that every push returned SUCCESS
         let pushTime = Date().timeIntervalSince(started)
+        pushed.signal()
         XCTAssertEqual(nui.nui_dialog_cancel(false), .SUCCESS)
         XCTAssertNotNil(harness.recorder.wait(for: .EVENT_TRANSCRIBER_COMPLETE, count: 1, timeout: 30))
         let summary = try XCTUnwrap(nui.nui_get_dialog_summary())
