@@ -133,7 +133,7 @@ final class DelayEstimator {
     /// Minimum peak-to-mean ratio for an estimate to be accepted. Chosen on the scenario matrix's tuning half:
     /// mic and reference of different scenes (no echo) reach 7.1, echoes 9.5 and more. That holds once the
     /// spectrum has accumulated: in its first updates chance peaks stand higher without any echo (28 at the 1st,
-    /// 15 at the 5th, 11 at the 10th, under 9 from the 12th; session 28, 84 such pairs), and the first estimate's
+    /// 15 at the 5th, 11 at the 10th, under 9 from the 13th; session 28, 84 such pairs), and the first estimate's
     /// agreement of two windows does not always keep them out (a delay was reported for 40 of 56 such pairs:
     /// the 7 mics with 8 of the references).
     var confidenceThreshold: Float = 9

@@ -98,12 +98,10 @@ struct EchoSpeechGate {
     private(set) var isAllowed = false
     /// Whether the gate stands aside while the mic holds no echo (``FrontEndConfiguration/EchoGate/opensWithoutEcho``).
     let opensWithoutEcho: Bool
-    /// Whether the last frame given to ``allowsSpeech`` was judged without the echo tests: the far end plays but
-    /// the mic holds no echo of it (false outside playback).
+    /// Whether the gate stood aside at the last playback frame (judged it without the echo tests: the far end
+    /// plays but the mic holds no echo of it). After playback the after-playback test then does not apply (there
+    /// was no echo to hold the output down, and the residual level was never learned).
     private(set) var isStandingAside = false
-    /// Whether the gate stood aside at the last playback frame: the after-playback test then does not apply
-    /// (there was no echo to hold the output down, and the residual level was never learned).
-    private var stoodAside = false
 
     /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision: allowed, or (once
     /// the gate has converged) past every other test with the running echo reduction at least
@@ -147,11 +145,10 @@ struct EchoSpeechGate {
         let aboveResidual = output > residualLevel + residualMarginDecibels
         isAboveTail = true
         isStrongEvidence = false
-        isStandingAside = false
         guard framesSinceFarEnd <= holdFrames else {
             // After playback the output's noise floor comes back up from where the suppressors held it: until
             // the VAD's noise estimate has followed, only what stands above the residual level counts.
-            passesMargins = framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual || stoodAside
+            passesMargins = framesSinceFarEnd > holdFrames + afterPlaybackFrames || aboveResidual || isStandingAside
             isAllowed = passesMargins
             return isAllowed
         }
@@ -160,14 +157,13 @@ struct EchoSpeechGate {
             // long as the far end played (headphones, a muted loudspeaker). The frames after playback resumes
             // still do not count: the cancellers' output moves for a moment then, echo or not.
             isStandingAside = true
-            stoodAside = true
             passesMargins = framesSinceResume > resumeFrames
             isAllowed = passesMargins
             return isAllowed
         }
-        if stoodAside {
+        if isStandingAside {
             // An echo came (the volume raised, the loudspeaker back): as after a resume, nothing counts at first.
-            stoodAside = false
+            isStandingAside = false
             framesSinceResume = 0
         }
         let reduction = echoEstimate - output
