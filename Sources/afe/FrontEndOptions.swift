@@ -57,7 +57,7 @@ struct FrontEndOptions {
                        [--ns off|low|moderate|high|very-high] [--rate 16000|48000] [--delay-ms N|auto] [--channel N]
                        [--vad-onset-ms N] [--noise-onset off|DEV_DB,MS_PER_DB,MAX_MS] [--vad-voicing off|on|quiet|ABOVE,MARGIN_DB,MAX_DEV_DB[,MAX_NOISE_PERIODICITY[,CUTOFF_HZ]]] [--vad-edges off|on|MARGIN_DB,LEAD_MS,TRAIL_MS[,GAP_MS[,MAX_DEV_DB[,PEAK_RANGE_DB]]]] [--echo-gate KEY=VALUE,...] (tuning: \(EchoGateOption.keys))
                        [--echo-chain KEY=VALUE,...] (tuning, --aec default: \(EchoChainOption.keys))
-                       [--transparency on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
+                       [--transparency on|off] [--no-echo-pause on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
                        [--far-end-only off|on|KEY=VALUE,...] (tuning: \(FarEndOnlyOption.keys))
                        [--barge-in off|KEY=VALUE,...] (tuning: \(BargeInOption.keys))
                        [--barge-in-suspicion off|on|KEY=VALUE,...] (the same keys; on: evidence-offset-db=0)
@@ -136,6 +136,9 @@ struct FrontEndOptions {
             }
         case "--transparency":
             configuration.nearEndTransparency = try reader.choice(option, ["on", "off"]) == "on"
+            processOnly.append(option)
+        case "--no-echo-pause":
+            configuration.pausesCancellersWithoutEcho = try reader.choice(option, ["on", "off"]) == "on"
             processOnly.append(option)
         case "--echo-gate":
             let text = try reader.value(option)

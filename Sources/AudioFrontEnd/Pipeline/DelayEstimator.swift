@@ -137,25 +137,11 @@ final class DelayEstimator {
     /// agreement of two windows does not always keep them out (a delay was reported for 40 of 56 such pairs:
     /// the 7 mics with 8 of the references).
     var confidenceThreshold: Float = 9
-    /// Updates of the accumulated spectrum so far (windows with enough reference), and how many of the last in a
-    /// row stayed under ``confidenceThreshold``.
-    private(set) var updates = 0
-    private(set) var unconfidentRun = 0
-    /// Updates before ``findsNoEcho`` may hold (about 2.6 s of reference), and the unconfident ones in a row it
-    /// needs (0.5 s at the first updates' pace, 1 s once the estimator has settled).
-    static let noEchoAfterUpdates = 20
-    static let noEchoRunUpdates = 4
-    /// Whether the mic holds no echo of the reference at any lag: after ``noEchoAfterUpdates`` updates, the last
-    /// ``noEchoRunUpdates`` all stayed under ``confidenceThreshold`` (headphones, a muted or distant loudspeaker,
-    /// an echo under the room's noise). Measured on the scenario matrix's tuning half (session 28): mic and
-    /// reference of different scenes (7 near-end-only mics x 12 references, no echo) stay under 9 from the 13th
-    /// update on (6-7.5 from the 15th), every update from the 20th; every scene with an echo measured (18 echo,
-    /// double-talk and path-change scenes) stands at 16.6 or more from the 20th on. In the first updates the
-    /// spectrum holds a few windows and chance peaks reach 28 (1st update), 15 (5th), 11 (10th) without any
-    /// echo: no verdict then. When an echo that was there goes away, the verdict waits until its peak has left
-    /// the spectrum's 4 s memory (about 14 s of reference on the test vectors); when an echo comes, the first
-    /// confident update ends it (0.1-0.6 s on the tuning scenes). Processing thread.
-    var findsNoEcho: Bool { updates >= Self.noEchoAfterUpdates && unconfidentRun >= Self.noEchoRunUpdates }
+    /// Whether the mic holds an echo of the reference at all, from a spectrum of its own (see ``EchoPresence``).
+    private let presence: EchoPresence
+    /// Whether the mic holds no echo of the reference at any lag (``EchoPresence/findsNoEcho``): about 2.6 s of
+    /// reference without one, or 3-4.5 s after an echo went away. Processing thread.
+    var findsNoEcho: Bool { presence.findsNoEcho }
 
     /// - Parameters:
     ///   - sampleRate: rate of both signals, Hz.
@@ -184,6 +170,7 @@ final class DelayEstimator {
         crossImaginary = .zeroed(capacity: n / 2 + 1)
         recentReal = .zeroed(capacity: n / 2 + 1)
         recentImaginary = .zeroed(capacity: n / 2 + 1)
+        presence = EchoPresence(bins: n / 2 + 1)
         micRing = .zeroed(capacity: windowLength)
         referenceRing = .zeroed(capacity: windowLength + lagCount)
     }
@@ -260,8 +247,7 @@ final class DelayEstimator {
         spectrumWeight = 0
         lastUpdateSeconds = 0
         confidence = 0
-        updates = 0
-        unconfidentRun = 0
+        presence.reset()
     }
 
     private func updateEstimate() {
@@ -274,6 +260,8 @@ final class DelayEstimator {
         trackSpectrumAge()
         let c = correlation(crossReal, crossImaginary)
         pickPeak(c)
+        presence.record(confidence: presence.needsStatistic
+            ? peakOverMean(correlation(presence.real, presence.imaginary)) : nil)
         if tracker.median != nil {
             updatesSinceEstimate += 1
             challenge()
@@ -317,6 +305,12 @@ final class DelayEstimator {
         im.update(from: referenceRing.baseAddress! + referenceNext, count: referenceTail)
         (im + referenceTail).update(from: referenceRing.baseAddress!, count: referenceNext)
         (im + ringLength).update(repeating: 0, count: n - ringLength)
+        // The windows' energies, for the presence spectrum's weight (every window alike).
+        var micEnergy: Float = 0, referenceEnergy: Float = 0
+        for i in lagCount..<(lagCount + windowLength) { micEnergy += re[i] * re[i] }
+        for i in 0..<ringLength { referenceEnergy += im[i] * im[i] }
+        let weight = EchoPresence.weight(micEnergy: micEnergy, referenceEnergy: referenceEnergy)
+        let presenceReal = presence.real, presenceImaginary = presence.imaginary
         fft.forward(real: re, imaginary: im)
         let settled = updatesSinceEstimate >= settledUpdates
         let lambda = settled ? settledForgetting : forgetting
@@ -340,6 +334,9 @@ final class DelayEstimator {
             let qr = Float(pr) * recentLambda, qi = Float(pi) * recentLambda
             recentReal[k] = sr * qr - si * qi + productR
             recentImaginary[k] = sr * qi + si * qr + productI
+            let wr = presenceReal[k], wi = presenceImaginary[k]
+            presenceReal[k] = wr * qr - wi * qi + productR * weight
+            presenceImaginary[k] = wr * qi + wi * qr + productI * weight
             (pr, pi) = (pr * stepR - pi * stepI, pr * stepI + pi * stepR)
         }
     }
@@ -461,13 +458,17 @@ final class DelayEstimator {
         return (highest, sum / Float(lagCount))
     }
 
+    /// The highest value of `c` over the mean of its magnitudes (0 for a correlation of zeros).
+    private func peakOverMean(_ c: UnsafeMutablePointer<Float>) -> Float {
+        let (peak, mean) = highestPeak(c)
+        return mean > 0 ? c[peak] / mean : 0
+    }
+
     private func pickPeak(_ c: UnsafeMutablePointer<Float>) {
         let (peak, mean) = highestPeak(c)
         var best = peak
-        // A mic of exact zeros (nothing correlates): an update without confidence, no echo in it.
+        // A mic of exact zeros (nothing correlates): an update without confidence.
         confidence = mean > 0 ? c[best] / mean : 0
-        updates += 1
-        unconfidentRun = confidence < confidenceThreshold ? unconfidentRun + 1 : 0
         guard confidence >= confidenceThreshold else { return }
         // The direct path: the earliest local peak within 30 ms before the highest that is nearly as high.
         let back = 30 * sampleRate / decimation / 1000

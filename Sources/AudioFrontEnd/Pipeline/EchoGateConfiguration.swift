@@ -84,8 +84,8 @@ extension FrontEndConfiguration {
         /// (Scripts/scenarios/README.md).
         public var startsOnBargeIn: Bool
         /// While the delay estimator (automatic alignment) finds no echo of the reference in the mic at any lag
-        /// (``DelayEstimator/findsNoEcho``: its correlation peak under its confidence threshold for the last 4
-        /// updates, 0.5-1 s, after about 2.6 s of reference), the gate stands aside and every frame may count as
+        /// (``DelayEstimator/findsNoEcho``, ``EchoPresence``: after about 2.6 s of reference, or 3-4.5 s after an
+        /// echo went away), the gate stands aside and every frame may count as
         /// speech, as without playback (but for ``resumeMilliseconds`` after playback resumes): the device plays
         /// into headphones, a muted or distant loudspeaker, or at a volume whose echo stays under the room's
         /// noise. Without this the gate, which waits for the canceller to converge on an echo, let none of the

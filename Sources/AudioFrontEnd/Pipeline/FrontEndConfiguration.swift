@@ -253,6 +253,14 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// The noise suppressor, when on, still applies. Not applied when WebRTC NS or the WebRTC VAD run inside a
     /// WebRTC canceller's `AudioProcessing` (the mic would skip their delay and their noise suppression).
     public var nearEndTransparency = true
+    /// While the delay estimator (automatic alignment) finds no echo of the reference in the mic
+    /// (``DelayEstimator/findsNoEcho``: headphones, a muted or distant loudspeaker, one unplugged while it played),
+    /// the cancellers pause as they do without playback and the mic goes on to the noise suppressor as it came.
+    /// Why: after an echo went away the cancellers went on subtracting the echo they had learned, so the
+    /// device's own voice came out of them as if the user spoke (the scenario matrix's tuning echo scenes with their
+    /// echo taken out at 10 s: 12 % of the frames after it taken for speech once the gate stood aside, up to
+    /// 51 % in one room). When the echo comes back they resume where they paused. Default true.
+    public var pausesCancellersWithoutEcho = true
 
     public init() {}
 

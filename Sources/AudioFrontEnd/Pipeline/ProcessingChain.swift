@@ -48,6 +48,8 @@ final class ProcessingChain {
     private let laggedMic: UnsafeMutableBufferPointer<Int16>
     private let processed: UnsafeMutableBufferPointer<Int16>
     private let tailFrames: Int
+    /// ``FrontEndConfiguration/pausesCancellersWithoutEcho``.
+    private let pausesCancellersWithoutEcho: Bool
     /// Samples (processing rate) the echo canceller(s) and noise suppressor delay their output by.
     let delaySamples: Int
     /// ``delaySamples`` at the output rate.
@@ -134,6 +136,7 @@ final class ProcessingChain {
         alignment = EchoAlignment(sampleRate: rate, alignment: configuration.alignment)
         interpolator = FractionalDelay(frameLength: frameLength)
         tailFrames = configuration.echoTailAfterPlaybackMilliseconds / 10
+        pausesCancellersWithoutEcho = configuration.pausesCancellersWithoutEcho
         // Not with WebRTC NS / VAD hosted in the canceller: the mic would skip the host's delay and its noise
         // suppression (with a separate suppressor, NS still runs on the transparent mic).
         transparency = configuration.nearEndTransparency && echo != nil && host == nil
@@ -256,14 +259,19 @@ final class ProcessingChain {
             awaitingSound = false
         }
         framesSincePlayback = isPlaying && !awaitingSound ? 0 : framesSincePlayback + 1
-        runStages(mic, referenceLevel: referenceLevel, unshiftedLevel: estimator == nil ? nil : unshiftedLevel)
+        // While the estimator finds no echo of the reference (``FrontEndConfiguration/pausesCancellersWithoutEcho``)
+        // the cancellers pause as without playback: there is nothing to cancel.
+        let playing = echo != nil && framesSincePlayback <= tailFrames
+        let cancelling = playing && !(pausesCancellersWithoutEcho && estimator?.findsNoEcho == true)
+        runStages(mic, cancelling: cancelling, referenceLevel: referenceLevel,
+                  unshiftedLevel: estimator == nil ? nil : unshiftedLevel)
         let milliseconds = position * 1000 / sampleRate
         let inputLevel = LevelMeter.rmsDecibels(mic)
         let outputLevel = LevelMeter.rmsDecibels(UnsafeBufferPointer(processed))
         events.emitLevel(milliseconds: milliseconds, input: inputLevel, output: outputLevel)
         telemetry.add(mic: inputLevel, output: outputLevel, reference: referenceLevel)
         validInput += validCount ?? frameLength
-        deliver(mic: mic, levels: (inputLevel, outputLevel), cancelling: echo != nil && framesSincePlayback <= tailFrames)
+        deliver(mic: mic, levels: (inputLevel, outputLevel), playing: playing, cancelling: cancelling)
         framesProcessed += 1
         if framesProcessed % 25 == 0 {
             events.emitTelemetry(milliseconds: milliseconds, delay: estimator?.delayMilliseconds,
@@ -276,13 +284,13 @@ final class ProcessingChain {
 
     /// Echo cancellation and noise suppression of `mic` with the aligned `reference` into `processed`; while the
     /// reference is silent, the delayed mic in place of the cancellers' output (``NearEndTransparency``).
-    private func runStages(_ mic: UnsafeBufferPointer<Int16>, referenceLevel: Float, unshiftedLevel: Float?) {
+    private func runStages(_ mic: UnsafeBufferPointer<Int16>, cancelling: Bool, referenceLevel: Float, unshiftedLevel: Float?) {
         // The delayed mic always goes through the paused path (its history must be current when it is used),
         // and the cancellers overwrite it while they run.
         pausedPath.process(mic, into: processed)
         // The stages are called through optional chaining on the stored properties: binding one to a local
         // (`if let echo`) retained and released it on every frame.
-        if framesSincePlayback <= tailFrames, echo != nil {
+        if cancelling {
             var share: (start: Float, end: Float) = (0, 0)
             if transparency != nil {
                 let lag = estimator?.delayMilliseconds.map { Int($0 / 10) + 1 } ?? maximumDelayFrames
@@ -315,13 +323,15 @@ final class ProcessingChain {
     /// ``delaySamples`` back: the mic and the aligned reference delayed exactly, whether the far end played in
     /// the frames that span covers, and the first canceller's echo estimate (a level per frame, so the two
     /// frames the span covers are mixed by power in proportion). `levels`: of the mic frame and of the whole
-    /// ``processed`` frame, dBFS.
-    private func deliver(mic: UnsafeBufferPointer<Int16>, levels: (input: Float, output: Float), cancelling: Bool) {
+    /// ``processed`` frame, dBFS. `playing`: the frame falls in the cancellers' window (playback and its tail);
+    /// `cancelling`: they ran on it (not while the estimator finds no echo), so their echo estimate applies.
+    private func deliver(mic: UnsafeBufferPointer<Int16>, levels: (input: Float, output: Float), playing: Bool,
+                         cancelling: Bool) {
         let frameIndex = framesProcessed
         let mask = recentFrames.count - 1
         let whole = delaySamples / frameLength, older = delaySamples % frameLength
         let echoNow = cancelling ? echo?.echoEstimateDecibels ?? levels.input : levels.input
-        recentFrames[frameIndex & mask] = (cancelling, echoNow, older > 0 ? pow(10, Double(echoNow) / 10) : 0)
+        recentFrames[frameIndex & mask] = (playing, echoNow, older > 0 ? pow(10, Double(echoNow) / 10) : 0)
         gateMic.process(mic, into: delayedMic)
         gateReference.process(UnsafeBufferPointer(reference), into: delayedReference)
         let n = min(frameLength, validInput - emitted)
@@ -353,7 +363,8 @@ final class ProcessingChain {
         // The late-echo suppressor acts on the delivered audio only: the VAD, the gate and the barge-in decision
         // judge the cancellers' output (its pumping noise floor would read as speech onsets to the detector).
         let delivered = lateEcho == nil ? frame
-            : suppressLateEcho(frame, echoEstimate: played ? echoLevel : LevelMeter.floorDecibels, active: played,
+            : suppressLateEcho(frame, echoEstimate: played && cancelling ? echoLevel : LevelMeter.floorDecibels,
+                               active: played && cancelling,
                                nearEndPossible: allowed || farEndOnly?.lateEchoOnly == true && !farEndOnlyNow)
         let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played),
                                     position: emitted, speechAllowed: segmentAllowed,
@@ -434,7 +445,7 @@ final class ProcessingChain {
                          aboveResidualDecibels: levels.output - speechGate.residualLevel,
                          belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
                          level: levels.output, mic: levels.mic, reference: levels.reference, bandExcess: bands,
-                         coherence: coherence)
+                         coherence: coherence, noEcho: speechGate.isStandingAside)
     }
 
     private func emitDecision(_ detector: BargeInDetector, isSuspicion: Bool) {

@@ -36,12 +36,29 @@ final class FrontEndNoEchoTests: XCTestCase {
         }
     }
 
+    /// The echo vector (250 ms) for the first 8 s, then the noisy near-end vector: the loudspeaker's echo goes away
+    /// (headphones plugged in) while the reference plays on.
+    private func echoThatGoesAway() throws -> [Int16] {
+        let cut = 8 * 16000
+        return Array(try TestVectors.int16("echo_d250ms_16k.wav").samples[..<cut])
+            + Array(try TestVectors.int16("noisy_snr10db_16k.wav").samples[cut...])
+    }
+
+    func testTheVerdictFollowsAnEchoThatGoesAway() throws {
+        let series = verdicts(mic: try echoThatGoesAway(), reference: try TestVectors.int16("farend_16k.wav").samples)
+        // The reference plays again from 8.92 s: about 4 s of it without an echo bring the verdict (the estimator's
+        // own 4 s spectrum, weighed by level, held the old echo's peak about 14 s).
+        XCTAssertFalse(series.prefix(8).contains(true), "an echo taken for none: \(series)")
+        XCTAssertTrue(series[14...].allSatisfy { $0 }, "no echo found from 15 s on: \(series)")
+    }
+
     /// The speech segments of the noisy near-end vector with the far-end vector pushed as the reference (no echo
     /// of it in the mic), with the gate standing aside or not.
-    private func segments(opensWithoutEcho: Bool, reference: Bool = true) throws -> [ClosedRange<Int>] {
+    private func segments(opensWithoutEcho: Bool, reference: Bool = true, mic: [Int16]? = nil) throws -> [ClosedRange<Int>] {
         var configuration = FrontEndConfiguration()
         configuration.voiceDetection!.echoGate.opensWithoutEcho = opensWithoutEcho
-        let collector = try FrontEndHarness.run(configuration, mic: try TestVectors.int16("noisy_snr10db_16k.wav").samples,
+        configuration.pausesCancellersWithoutEcho = opensWithoutEcho
+        let collector = try FrontEndHarness.run(configuration, mic: try mic ?? TestVectors.int16("noisy_snr10db_16k.wav").samples,
                                                 reference: reference ? try TestVectors.int16("farend_16k.wav").samples : nil)
         let starts = collector.events.compactMap { if case .speechStarted(let ms) = $0 { ms } else { nil } }
         let ends = collector.events.compactMap { if case .speechEnded(let ms) = $0 { ms } else { nil } }
@@ -67,5 +84,50 @@ final class FrontEndNoEchoTests: XCTestCase {
         // front end without a reference does.
         let end = { (segments: [ClosedRange<Int>]) in segments.first { $0.overlaps(during[0]) }?.upperBound ?? 0 }
         XCTAssertEqual(Double(end(open)), Double(end(alone)), accuracy: 150, "the first utterance's end: \(open) vs \(alone)")
+    }
+
+    /// Once the echo has gone, the cancellers pause (``FrontEndConfiguration/pausesCancellersWithoutEcho``): the
+    /// mic goes on as it came instead of the mic minus the echo they had learned, and the user is heard.
+    func testTheCancellersPauseOnceTheEchoHasGone() throws {
+        let mic = try echoThatGoesAway()
+        let reference = try TestVectors.int16("farend_16k.wav").samples
+        // How far the output stands from the mic over 16-20 s (the reference plays 15.82-20.23 s, the verdict
+        // holds from about 13 s), dB relative to the mic.
+        func departure(pauses: Bool) throws -> Double {
+            var configuration = FrontEndConfiguration()
+            configuration.pausesCancellersWithoutEcho = pauses
+            let output = try FrontEndHarness.run(configuration, mic: mic, reference: reference).alignedAudio
+            var difference = 0.0, power = 1e-9
+            for i in (16 * 16000)..<(20 * 16000) {
+                difference += pow(Double(output[i]) - Double(mic[i]), 2)
+                power += pow(Double(mic[i]), 2)
+            }
+            return 10 * log10(difference / power + 1e-12)
+        }
+        let paused = try departure(pauses: true), running = try departure(pauses: false)
+        print("echo gone at 8 s: output minus mic over 16-20 s \(paused) dB paused, \(running) dB running")
+        XCTAssertLessThan(paused, -60, "the mic as it came")
+        XCTAssertGreaterThan(running, -30, "the cancellers running on change it")
+        // The utterance at 17.22-19.80 s falls while the reference plays, about 9 s after the echo went away.
+        let open = try segments(opensWithoutEcho: true, mic: mic)
+        XCTAssertTrue(open.contains { $0.overlaps(17220...19800) && $0.upperBound - $0.lowerBound >= 1000 },
+                      "heard once the echo has gone: \(open)")
+    }
+
+    /// The user who talks over a reference without an echo interrupts it: with the cancellers paused the
+    /// decision's margins over the residual echo (learned on an echo) do not apply, the VAD's speech during
+    /// playback decides.
+    func testTheUserBargesInOverAReferenceWithoutEcho() throws {
+        let collector = try FrontEndHarness.run(FrontEndConfiguration(), mic: try TestVectors.int16("noisy_snr10db_16k.wav").samples,
+                                                reference: try TestVectors.int16("farend_16k.wav").samples)
+        let decisions = collector.events.compactMap { if case .bargeIn(let d) = $0 { d.milliseconds } else { nil } }
+        print("no echo: barge-in decisions at \(decisions) ms")
+        // The utterances at 3.03-4.83 s, 12.32-15.05 s and 17.22-19.80 s start while the reference plays (2.20-5.14 s,
+        // 8.92-13.66 s, 15.82-20.23 s; the verdict needs about 2.6 s of it): each decided within its first second.
+        for onset in [3030, 12320, 17220] {
+            XCTAssertTrue(decisions.contains { $0 > onset && $0 <= onset + 1000 }, "decided after \(onset) ms: \(decisions)")
+        }
+        XCTAssertTrue(decisions.allSatisfy { d in [3030...4830, 12320...15050, 17220...19800].contains { $0.contains(d) } },
+                      "only while the user talks: \(decisions)")
     }
 }
