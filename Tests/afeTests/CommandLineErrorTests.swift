@@ -56,6 +56,7 @@ final class CommandLineErrorTests: XCTestCase {
             (base + ["--vad-edges", "0.5,205,200"], ["speech edges maximumLeadMilliseconds"]),
             (base + ["--echo-gate", "barge-in-start=2"], ["--echo-gate", "barge-in-start must be 0 or 1"]),
             (base + ["--echo-gate", "no-echo-open=0.5"], ["--echo-gate", "no-echo-open must be 0 or 1"]),
+            (base + ["--no-echo-pause", "maybe"], ["--no-echo-pause", "maybe"]),
             (base + ["--frobnicate"], ["--frobnicate"]),
             (base + ["--report"], ["--report", "needs a value"]),
             (["process", "--output", output], ["--mic"]),
