@@ -13,7 +13,7 @@ each is a right one).
 
 Part `gone`: an echo that goes away while the reference plays on (a loudspeaker unplugged for headphones): every
 double-talk, rate and echo scene of the half with its echo taken out of the mic from `GONE_S` (10 s) on (the
-scene's own `near.wav + echo.wav + noise.wav`, the echo zeroed from there), run the same three ways. Scored after
+scene's `mic.wav` less its `echo.wav` from there), run the same three ways. Scored after
 `GONE_S`: the talker's utterances starting 0.5 s or more after it that a segment overlaps, frame recall and
 false-active in the talk scenes, false-active in the echo-only scenes (the room's noise, and whatever the
 cancellers make of an echo that is no longer there, taken for speech).
@@ -93,23 +93,24 @@ def part_none(a, half, extra, work):
 
 
 def gone_mic(scene, out):
-    """The scene's mic with its echo zeroed from GONE_S on, written to `out`/mic.wav (reference linked beside)."""
+    """The scene's mic less its echo from GONE_S on (16-bit samples: before GONE_S the mic as it is), written to
+    `out`/mic.wav with the reference linked beside. The echo's reverberation ends with it."""
     os.makedirs(out, exist_ok=True)
-    parts = [sf.read(os.path.join(scene, f + ".wav"), dtype="float64") for f in ("near", "echo", "noise")]
-    rate = parts[0][1]
-    near, echo, noise = (p[0] for p in parts)
-    echo[int(GONE_S * rate):] = 0
-    subtype = sf.info(os.path.join(scene, "mic.wav")).subtype
-    sf.write(os.path.join(out, "mic.wav"), np.clip(near + echo + noise, -1, 32767 / 32768), rate, subtype=subtype)
+    mic, rate = sf.read(os.path.join(scene, "mic.wav"), dtype="int16")
+    echo, _ = sf.read(os.path.join(scene, "echo.wav"), dtype="int16")
+    cut = int(GONE_S * rate)
+    mic = mic.astype(np.int32)
+    mic[cut:] -= echo[cut:len(mic)]
+    sf.write(os.path.join(out, "mic.wav"), np.clip(mic, -32768, 32767).astype(np.int16), rate, subtype="PCM_16")
     os.symlink(os.path.join(scene, "reference.wav"), os.path.join(out, "reference.wav"))
 
 
 def part_gone(a, half, extra, work):
     scenes = [d for d in sorted(glob.glob(os.path.join(half, "dt_*")) + glob.glob(os.path.join(half, "rate_*"))
                                 + glob.glob(os.path.join(half, "echo_*")))
-              if all(os.path.exists(os.path.join(d, f + ".wav")) for f in ("near", "echo", "noise", "reference"))]
+              if all(os.path.exists(os.path.join(d, f + ".wav")) for f in ("mic", "echo", "reference"))]
     if not scenes:
-        sys.exit(f"noecho: no double-talk, rate or echo scenes with their parts in {half} (generate.py --half {a.half})")
+        sys.exit(f"noecho: no double-talk, rate or echo scenes with their echo in {half} (generate.py --half {a.half})")
     mics = os.path.join(work, "gone")
     for scene in scenes:
         gone_mic(scene, os.path.join(mics, os.path.basename(scene)))
@@ -131,6 +132,8 @@ def part_gone(a, half, extra, work):
             late = [(u0, u1) for u0, u1 in utterances if u0 >= GONE_S + 0.5]
             heard = sum(any(s0 < u1 and s1 > u0 for s0, s1 in segments) for u0, u1 in late)
             talk.append([heard, len(late), after[after_near].mean(), after[~after_near].mean()])
+        if not talk or not echo_only:
+            sys.exit(f"noecho: the half needs both talk and echo-only scenes ({len(talk)} / {len(echo_only)})")
         t = np.array(talk, dtype=float)
         print(f"{a.half} gone {name:32} talk scenes {len(talk)}: utterances heard {int(t[:, 0].sum())}/{int(t[:, 1].sum())}, "
               f"frame recall {t[:, 2].mean():.3f}, false-active {t[:, 3].mean():.3f}; echo-only scenes {len(echo_only)}: "
@@ -145,7 +148,7 @@ def main():
     ap.add_argument("--scenarios", default=os.path.join(ROOT, "out", "scenarios"))
     ap.add_argument("--args", default="", help="extra afe process options for every run")
     a = ap.parse_args()
-    half = os.path.join(a.scenarios, a.half)
+    half = os.path.abspath(os.path.join(a.scenarios, a.half))
     extra = shlex.split(a.args)
     with tempfile.TemporaryDirectory() as work:
         if a.part in ("none", "both"):

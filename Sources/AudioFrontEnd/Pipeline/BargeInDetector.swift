@@ -72,7 +72,8 @@ struct BargeInDetector {
     ///   - coherence: the output's coherence with the reference (``BargeInCoherence``), 0...1; a test whose
     ///     frames average above ``FrontEndConfiguration/BargeIn/coherenceLimit`` (if > 0) decides nothing.
     ///   - noEcho: the mic holds no echo of the reference (the echo gate stands aside,
-    ///     ``EchoSpeechGate/isStandingAside``; the cancellers pause): the output's margins over the residual echo
+    ///     ``EchoSpeechGate/isStandingAside``, and the cancellers paused on the frame,
+    ///     ``FrontEndConfiguration/pausesCancellersWithoutEcho``): the output's margins over the residual echo
     ///     and under the echo reduction, learned on an echo, do not apply, and only the run decides (the
     ///     sequential test is for a weak talker under an echo). Tuning half, 7 near-end-only mics x 6 references
     ///     (session 29): 246 decisions, all while the user talked, 183 of 202 onsets during playback decided,
@@ -125,7 +126,9 @@ struct BargeInDetector {
         } else {
             evidence -= settings.evidenceMissDecibels
         }
-        if evidence <= 0 {
+        if evidence <= 0 || noEcho {
+            // (Without an echo the sequential test does not run: frames counted without the margins must not
+            // leave evidence for the first frame with an echo.)
             evidence = 0
             evidenceFrames = 0
         }

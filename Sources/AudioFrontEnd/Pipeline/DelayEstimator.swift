@@ -24,7 +24,9 @@ import Darwin
 ///
 /// Cost: a complex FFT of ``fftLength`` (8192 at the default 1000 ms range) and one of half that length (the
 /// real correlation's inverse, see ``correlation()``) every 0.128 s for the first
-/// estimate and 5 s after it, then every 0.256 s: a peak of about 3 million instructions in one frame of 26.
+/// estimate and 5 s after it, then every 0.256 s: a peak of about 3 million instructions in one frame of 26; from
+/// the 17th update on one more half-length inverse for ``EchoPresence`` and, once there is an estimate, one for
+/// ``challenge()``.
 /// Real-time safe after creation; one thread (the pipeline's processing thread).
 final class DelayEstimator {
     let sampleRate: Int
@@ -310,6 +312,7 @@ final class DelayEstimator {
         for i in lagCount..<(lagCount + windowLength) { micEnergy += re[i] * re[i] }
         for i in 0..<ringLength { referenceEnergy += im[i] * im[i] }
         let weight = EchoPresence.weight(micEnergy: micEnergy, referenceEnergy: referenceEnergy)
+        if micEnergy == 0 { presence.clear() }
         let presenceReal = presence.real, presenceImaginary = presence.imaginary
         fft.forward(real: re, imaginary: im)
         let settled = updatesSinceEstimate >= settledUpdates

@@ -86,7 +86,9 @@ extension FrontEndConfiguration {
         /// While the delay estimator (automatic alignment) finds no echo of the reference in the mic at any lag
         /// (``DelayEstimator/findsNoEcho``, ``EchoPresence``: after about 2.6 s of reference, or 3-4.5 s after an
         /// echo went away), the gate stands aside and every frame may count as
-        /// speech, as without playback (but for ``resumeMilliseconds`` after playback resumes): the device plays
+        /// speech, as without playback (but for ``resumeMilliseconds`` after playback resumes, and, where the gate
+        /// had converged on an echo that went away, for 4 s only what stands above its residual level, see
+        /// ``EchoSpeechGate/afterEchoGoneFrames``): the device plays
         /// into headphones, a muted or distant loudspeaker, or at a volume whose echo stays under the room's
         /// noise. Without this the gate, which waits for the canceller to converge on an echo, let none of the
         /// user's speech through for as long as the reference played (near-end-only scenes of the scenario

@@ -57,10 +57,18 @@ final class EchoPresence {
     /// Whether the next update's statistic can count toward a verdict (the owner skips the correlation before).
     var needsStatistic: Bool { updates + 1 + Self.runUpdates > Self.afterUpdates }
 
-    /// The weight of a window's product: 1 / sqrt(mic energy × reference energy) (a window of exact zeros adds
-    /// nothing and so counts as holding no echo).
+    /// The weight of a window's product: 1 / sqrt(mic energy × reference energy); 0 for a window of exact zeros
+    /// (see ``clear()``).
     static func weight(micEnergy: Float, referenceEnergy: Float) -> Float {
-        1 / (sqrtf(micEnergy * referenceEnergy) + 1e-3)
+        micEnergy > 0 && referenceEnergy > 0 ? 1 / sqrtf(micEnergy * referenceEnergy) : 0
+    }
+
+    /// Empties the spectrum (not the counts): a mic window of exact zeros (a muted or disconnected microphone)
+    /// holds no echo, whatever the spectrum remembers, and a spectrum left to decay over it would reach subnormal
+    /// floats (slow on x86) after about a minute and a half. Real-time safe.
+    func clear() {
+        real.update(repeating: 0)
+        imaginary.update(repeating: 0)
     }
 
     /// Takes one update: `confidence` is the statistic's peak over mean, nil when it was not computed
@@ -73,8 +81,7 @@ final class EchoPresence {
     }
 
     func reset() {
-        real.update(repeating: 0)
-        imaginary.update(repeating: 0)
+        clear()
         updates = 0
         unconfidentRun = 0
         confidence = 0

@@ -34,7 +34,9 @@
 ///
 /// While the delay estimator finds no echo of the reference in the mic at all (``DelayEstimator/findsNoEcho``:
 /// headphones, a muted loudspeaker), none of this applies: nothing would ever converge, and every frame may count
-/// as speech, as without playback (``FrontEndConfiguration/EchoGate/opensWithoutEcho``, ``isStandingAside``).
+/// as speech, as without playback (``FrontEndConfiguration/EchoGate/opensWithoutEcho``, ``isStandingAside``); only
+/// where it had converged on an echo that then went away, for ``afterEchoGoneFrames`` only what stands above the
+/// residual level counts.
 ///
 /// Real-time safe; processing thread.
 struct EchoSpeechGate {

@@ -259,7 +259,8 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// Why: after an echo went away the cancellers went on subtracting the echo they had learned, so the
     /// device's own voice came out of them as if the user spoke (the scenario matrix's tuning echo scenes with their
     /// echo taken out at 10 s: 12 % of the frames after it taken for speech once the gate stood aside, up to
-    /// 51 % in one room). When the echo comes back they resume where they paused. Default true.
+    /// 51 % in one room). When the echo comes back they resume where they paused. Default true. With a fixed
+    /// alignment (``Alignment``) there is no estimator and the cancellers always run.
     public var pausesCancellersWithoutEcho = true
 
     public init() {}

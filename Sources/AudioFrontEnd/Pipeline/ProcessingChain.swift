@@ -63,10 +63,11 @@ final class ProcessingChain {
     private let delayedMic: UnsafeMutableBufferPointer<Int16>
     private let delayedReference: UnsafeMutableBufferPointer<Int16>
     /// Per frame, by frame number modulo the count (a frame's output comes out of the stages up to
-    /// ``delaySamples`` later): whether the canceller ran with the far end playing, and the echo it predicted
+    /// ``delaySamples`` later): whether it fell in the cancellers' window (the far end playing or its tail),
+    /// whether they ran on it (not while the estimator found no echo), and the echo they predicted
     /// (``EchoCanceller/echoEstimateDecibels``, else the mic level), dBFS, and that echo as a power (`pow(10,
     /// echo / 10)`, computed once per frame, only when ``delaySamples`` is not whole frames and two frames mix).
-    private let recentFrames: UnsafeMutableBufferPointer<(playing: Bool, echo: Float, power: Double)>
+    private let recentFrames: UnsafeMutableBufferPointer<(playing: Bool, cancelling: Bool, echo: Float, power: Double)>
     /// Mic samples processed that are owed output (the zero padding of the last frame excluded).
     private var validInput = 0
     /// Samples passed to the output stages.
@@ -175,7 +176,7 @@ final class ProcessingChain {
         delayedMic = .zeroed(capacity: frameLength)
         delayedReference = .zeroed(capacity: frameLength)
         recentFrames = .allocate(capacity: 16)
-        recentFrames.initialize(repeating: (false, -160, pow(10, -16)))
+        recentFrames.initialize(repeating: (false, false, -160, pow(10, -16)))
         reference = .zeroed(capacity: frameLength)
         unshifted = .zeroed(capacity: frameLength)
         processed = .zeroed(capacity: frameLength)
@@ -331,7 +332,7 @@ final class ProcessingChain {
         let mask = recentFrames.count - 1
         let whole = delaySamples / frameLength, older = delaySamples % frameLength
         let echoNow = cancelling ? echo?.echoEstimateDecibels ?? levels.input : levels.input
-        recentFrames[frameIndex & mask] = (playing, echoNow, older > 0 ? pow(10, Double(echoNow) / 10) : 0)
+        recentFrames[frameIndex & mask] = (playing, cancelling, echoNow, older > 0 ? pow(10, Double(echoNow) / 10) : 0)
         gateMic.process(mic, into: delayedMic)
         gateReference.process(UnsafeBufferPointer(reference), into: delayedReference)
         let n = min(frameLength, validInput - emitted)
@@ -342,6 +343,10 @@ final class ProcessingChain {
         let newer = recentFrames[(frameIndex - whole) & mask]
         let old = older > 0 ? recentFrames[(frameIndex - whole - 1) & mask] : newer
         let played = newer.playing || old.playing
+        // The cancellers ran on the span (their echo estimate applies); played but not cancelled: the estimator
+        // found no echo and they paused.
+        let cancelled = newer.cancelling || old.cancelling
+        let paused = played && !cancelled
         let weight = Float(older) / Float(frameLength)
         let echoLevel = older > 0 ? LevelMeter.decibels(meanSquare: Double(weight) * old.power + Double(1 - weight) * newer.power)
                                   : newer.echo
@@ -353,8 +358,10 @@ final class ProcessingChain {
         // While the far-end-only settings run (they lower the output of echo frames) the gate keeps the levels it
         // learned under the normal ones (a frozen gate; see farEndOnlyFreeze).
         let frozen = farEndOnly?.freezesGateNow == true
+        // While the cancellers pause the gate learns nothing (its levels are of the cancellers' output).
         let allowed = speechGate.allowsSpeech(reference: referenceLevel, mic: micLevel, echoEstimate: echoLevel,
-                                              output: outputLevel, learns: !frozen, noEcho: estimator?.findsNoEcho == true)
+                                              output: outputLevel, learns: !frozen && !paused,
+                                              noEcho: estimator?.findsNoEcho == true)
         let segmentAllowed = allowed && (speechGate.isAboveTail || output.isInSpeechSegment)
         // Far-end-only settings: on after enough playback frames without near-end evidence, off at the first
         // frame with some (a frame past the gate's margins, an open segment) or without playback.
@@ -363,17 +370,18 @@ final class ProcessingChain {
         // The late-echo suppressor acts on the delivered audio only: the VAD, the gate and the barge-in decision
         // judge the cancellers' output (its pumping noise floor would read as speech onsets to the detector).
         let delivered = lateEcho == nil ? frame
-            : suppressLateEcho(frame, echoEstimate: played && cancelling ? echoLevel : LevelMeter.floorDecibels,
-                               active: played && cancelling,
+            : suppressLateEcho(frame, echoEstimate: played && cancelled ? echoLevel : LevelMeter.floorDecibels,
+                               active: played && cancelled,
                                nearEndPossible: allowed || farEndOnly?.lateEchoOnly == true && !farEndOnlyNow)
-        let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played),
+        let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played && cancelled),
                                     position: emitted, speechAllowed: segmentAllowed,
                                     duringPlayback: speechGate.isPlaybackActive && !speechGate.isStandingAside,
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
         // The barge-in decision keeps its own tuning (Scripts/scenarios/bargein.py) on the gate without the tail test.
         // Once the gate has converged the barge-in asks its own running-reduction floor (BargeIn.convergedDecibels).
         if bargeIn != nil || suspicion != nil {
-            decideBargeIn(speech: speech, output: frame, levels: (outputLevel, echoLevel, micLevel, referenceLevel))
+            decideBargeIn(speech: speech, output: frame, levels: (outputLevel, echoLevel, micLevel, referenceLevel),
+                          noEcho: speechGate.isStandingAside && paused)
         }
         emitted += n
     }
@@ -412,8 +420,9 @@ final class ProcessingChain {
     /// Feeds the barge-in decision the frame just judged (position ``emitted``) and emits a decision it completes.
     /// `levels`: of the output, the echo the canceller predicted, the mic and the aligned reference, dBFS.
     /// `speech`: the voice detector's and the gate's verdict on the frame, before each decision's own gate test.
+    /// `noEcho`: the gate stands aside and the cancellers paused on the frame (see ``BargeInDetector``).
     private func decideBargeIn(speech: Bool, output frameOutput: UnsafeBufferPointer<Int16>,
-                               levels: (output: Float, echo: Float, mic: Float, reference: Float)) {
+                               levels: (output: Float, echo: Float, mic: Float, reference: Float), noEcho: Bool) {
         let frame = emitted / frameLength
         let playing = speechGate.isPlaybackActive
         // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only. (Optional
@@ -425,7 +434,7 @@ final class ProcessingChain {
                                          echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
         let coherence = bargeInCoherence?.update(output: frameOutput, reference: UnsafeBufferPointer(delayedReference)) ?? 0
         if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands,
-                                  coherence: coherence) {
+                                  coherence: coherence, noEcho: noEcho) {
             emitDecision(bargeIn!, isSuspicion: false)
             if bargeInStartsSpeech { output.startSpeech(framesBack: frame - bargeIn!.runStartFrame) }
         }
@@ -433,19 +442,19 @@ final class ProcessingChain {
         let suspected = bargeIn == nil ? firstSpeech : speech && speechGate.allowsBargeIn(
             convergedDecibels: suspicion!.settings.convergedDecibels, waiveConvergence: suspicion!.waivesConvergence)
         if decide(&suspicion!, frame: frame, playing: playing, speech: suspected, levels: levels, bands: bands,
-                  coherence: coherence) {
+                  coherence: coherence, noEcho: noEcho) {
             emitDecision(suspicion!, isSuspicion: true)
         }
     }
 
     private func decide(_ detector: inout BargeInDetector, frame: Int, playing: Bool, speech: Bool,
                         levels: (output: Float, echo: Float, mic: Float, reference: Float), bands: Float,
-                        coherence: Float) -> Bool {
+                        coherence: Float, noEcho: Bool) -> Bool {
         detector.process(frame: frame, playing: playing, speech: speech,
                          aboveResidualDecibels: levels.output - speechGate.residualLevel,
                          belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
                          level: levels.output, mic: levels.mic, reference: levels.reference, bandExcess: bands,
-                         coherence: coherence, noEcho: speechGate.isStandingAside)
+                         coherence: coherence, noEcho: noEcho)
     }
 
     private func emitDecision(_ detector: BargeInDetector, isSuspicion: Bool) {

@@ -36,12 +36,14 @@ final class FrontEndNoEchoTests: XCTestCase {
         }
     }
 
-    /// The echo vector (250 ms) for the first 8 s, then the noisy near-end vector: the loudspeaker's echo goes away
-    /// (headphones plugged in) while the reference plays on.
+    /// The noisy near-end vector with the echo vector (250 ms) added for its first 8 s: the loudspeaker's echo goes
+    /// away (headphones plugged in) while the reference plays on.
     private func echoThatGoesAway() throws -> [Int16] {
-        let cut = 8 * 16000
-        return Array(try TestVectors.int16("echo_d250ms_16k.wav").samples[..<cut])
-            + Array(try TestVectors.int16("noisy_snr10db_16k.wav").samples[cut...])
+        let near = try TestVectors.int16("noisy_snr10db_16k.wav").samples
+        let echo = try TestVectors.int16("echo_d250ms_16k.wav").samples
+        return near.indices.map { i in
+            i < 8 * 16000 ? Int16(clamping: Int(near[i]) + Int(echo[i])) : near[i]
+        }
     }
 
     func testTheVerdictFollowsAnEchoThatGoesAway() throws {
@@ -112,6 +114,13 @@ final class FrontEndNoEchoTests: XCTestCase {
         let open = try segments(opensWithoutEcho: true, mic: mic)
         XCTAssertTrue(open.contains { $0.overlaps(17220...19800) && $0.upperBound - $0.lowerBound >= 1000 },
                       "heard once the echo has gone: \(open)")
+        // Barge-in decides while the user talks over the reference (3.03 s with the echo, 12.32 and 17.22 s
+        // without), never on what the cancellers made of the echo that went.
+        let collector = try FrontEndHarness.run(FrontEndConfiguration(), mic: mic, reference: reference)
+        let decisions = collector.events.compactMap { if case .bargeIn(let d) = $0 { d.milliseconds } else { nil } }
+        XCTAssertTrue(decisions.contains { (17220...18220).contains($0) }, "decided after 17.22 s: \(decisions)")
+        XCTAssertTrue(decisions.allSatisfy { d in [3030...4830, 12320...15050, 17220...19800].contains { $0.contains(d) } },
+                      "only while the user talks: \(decisions)")
     }
 
     /// The user who talks over a reference without an echo interrupts it: with the cancellers paused the
