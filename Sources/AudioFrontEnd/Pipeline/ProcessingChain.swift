@@ -343,8 +343,8 @@ final class ProcessingChain {
         let newer = recentFrames[(frameIndex - whole) & mask]
         let old = older > 0 ? recentFrames[(frameIndex - whole - 1) & mask] : newer
         let played = newer.playing || old.playing
-        // The cancellers ran on the span (their echo estimate applies); played but not cancelled: the estimator
-        // found no echo and they paused.
+        // The cancellers ran on the span (their echo estimate applies; a cancelled frame is a played one);
+        // played but not cancelled: the estimator found no echo and they paused.
         let cancelled = newer.cancelling || old.cancelling
         let paused = played && !cancelled
         let weight = Float(older) / Float(frameLength)
@@ -370,10 +370,10 @@ final class ProcessingChain {
         // The late-echo suppressor acts on the delivered audio only: the VAD, the gate and the barge-in decision
         // judge the cancellers' output (its pumping noise floor would read as speech onsets to the detector).
         let delivered = lateEcho == nil ? frame
-            : suppressLateEcho(frame, echoEstimate: played && cancelled ? echoLevel : LevelMeter.floorDecibels,
-                               active: played && cancelled,
+            : suppressLateEcho(frame, echoEstimate: cancelled ? echoLevel : LevelMeter.floorDecibels,
+                               active: cancelled,
                                nearEndPossible: allowed || farEndOnly?.lateEchoOnly == true && !farEndOnlyNow)
-        let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: played && cancelled),
+        let speech = output.process(pathLimiter == nil ? delivered : limitAfterPathChange(delivered, mic: micLevel, playing: cancelled),
                                     position: emitted, speechAllowed: segmentAllowed,
                                     duringPlayback: speechGate.isPlaybackActive && !speechGate.isStandingAside,
                                     strongEvidence: speechGate.isStrongEvidence, detectorFrame: frame)
