@@ -5,7 +5,7 @@ import AudioFrontEnd
 /// `--barge-in-suspicion off|on|KEY=VALUE,...`: the looser suspicion beside it
 /// (``FrontEndConfiguration/bargeInSuspicion``), `on` or keys on ``FrontEndConfiguration/suggestedBargeInSuspicion``.
 enum BargeInOption {
-    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db, coherence"
+    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db, coherence, warm-margin-ms, warm-margin-db"
 
     static func parse(_ text: String, into configuration: inout FrontEndConfiguration) throws {
         guard text != "off" else { configuration.bargeIn = nil; return }
@@ -44,6 +44,8 @@ enum BargeInOption {
             case "band-top": settings.bandTop = whole
             case "fast-hold-db": settings.fastHoldDecibels = number
             case "coherence": settings.coherenceLimit = number
+            case "warm-margin-ms": settings.marginWarmUpMilliseconds = whole
+            case "warm-margin-db": settings.marginWarmUpDecibels = number
             default: throw ArgumentReader.Failure(message: "\(option): unknown key '\(key)' (keys: \(keys))")
             }
         }

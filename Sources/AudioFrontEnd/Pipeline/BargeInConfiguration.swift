@@ -21,10 +21,14 @@ extension FrontEndConfiguration {
         public var minimumSpeechMilliseconds: Int
         /// Frames without such speech that a run survives, in all, ms (0...500, multiple of 10).
         public var maximumGapMilliseconds: Int
-        /// The output must stand this far above the running residual-echo level, dB (0...60).
+        /// The output must stand this far above the running residual-echo level, dB (0...60). This and
+        /// ``echoMarginDecibels`` replace the echo speech gate's margins (``EchoGate/residualMarginDecibels``,
+        /// ``EchoGate/echoMarginDecibels``, which the VAD keeps) for the decision; its other tests (convergence,
+        /// the frames after playback resumes) still apply. What does not pass both, the decision's echo path
+        /// gains take for echo alone.
         public var nearToResidualDecibels: Float
         /// The frame's level must have fallen through the canceller by this much less than the running echo
-        /// reduction (the echo speech gate's test, with its own margin), dB (0...60).
+        /// reduction (the echo speech gate's test with the decision's own margin), dB (0...60).
         public var echoMarginDecibels: Float
         /// The output must be at least this loud, dBFS (-90...0).
         public var minimumLevelDecibels: Float
@@ -118,13 +122,21 @@ extension FrontEndConfiguration {
         /// instead of 2 (soft-clipping leaks, which are not linearly coherent). ``suggestedBargeInSuspicion``,
         /// built on these defaults, keeps the limit (not tuned for the suspicion).
         public var coherenceLimit: Float = 0.15
+        /// While the echo path gain has learned from less than this much echo-only playback (ms), both margins
+        /// (``nearToResidualDecibels``, ``echoMarginDecibels``) stand ``marginWarmUpDecibels`` higher: early in
+        /// a stream the gate's running levels are young too, and a leak passes them more easily. 0 = off;
+        /// 0...60000, multiple of 10.
+        public var marginWarmUpMilliseconds: Int = 0
+        /// See ``marginWarmUpMilliseconds``, dB (0...30).
+        public var marginWarmUpDecibels: Float = 0
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
         /// (`Scripts/scenarios/bargein.py --half tune`: the fewest false barge-ins over 30 min of echo-only
         /// playback with a median decision latency under 350 ms — 3 per 30 min, median 340 ms, 9 of 47 onsets
         /// missed; 150 ms: 11, 280 ms; without the mic-excess test about 150 per 30 min); the others are the echo
-        /// speech gate's own margins (`echoMarginDecibels` 10, `nearToResidualDecibels` 8) or off
+        /// speech gate's margins (`echoMarginDecibels` 10, `nearToResidualDecibels` 12: the gate's 12 dB applied
+        /// over the decision's 8 until the decision's margins replaced the gate's) or off
         /// (`minimumLevelDecibels` -90), as tuning showed no gain from them. `maximumGapMilliseconds` (40) too,
         /// re-measured on the tuning half on main 8b2b6be (everything merged): 40 ms gives median 460 ms, 11 of 47
         /// missed, 0 false per 30 min; 100 ms 370 ms / 6 / 1; 150 ms 370 ms / 9 / 1. A false barge-in cuts the
@@ -136,7 +148,7 @@ extension FrontEndConfiguration {
         /// half, once: 510 ms, 10 missed, 10 false per 30 min (before: 1030 ms, 12, 5): `evidenceDecibels = 0`
         /// keeps the run alone.
         public init(minimumSpeechMilliseconds: Int = 200, maximumGapMilliseconds: Int = 40,
-                    nearToResidualDecibels: Float = 8, echoMarginDecibels: Float = 10, minimumLevelDecibels: Float = -90,
+                    nearToResidualDecibels: Float = 12, echoMarginDecibels: Float = 10, minimumLevelDecibels: Float = -90,
                     micExcessDecibels: Float = 4, reverberationMilliseconds: Int = 1000, rearmMilliseconds: Int = 500,
                     evidenceDecibels: Float = 40, evidenceOffsetDecibels: Float = 3, evidenceMissDecibels: Float = 4,
                     evidenceMinimumMilliseconds: Int = 80, evidenceWarmUpMilliseconds: Int = 1500,
@@ -168,7 +180,8 @@ extension FrontEndConfiguration {
                                          (evidenceMinimumMilliseconds, 10...2000, "barge-in evidenceMinimumMilliseconds"),
                                          (evidenceWarmUpMilliseconds, 0...60000, "barge-in evidenceWarmUpMilliseconds"),
                                          (unconvergedAfterMilliseconds, 0...60000, "barge-in unconvergedAfterMilliseconds"),
-                                         (fastGainMilliseconds, 0...5000, "barge-in fastGainMilliseconds")] {
+                                         (fastGainMilliseconds, 0...5000, "barge-in fastGainMilliseconds"),
+                                         (marginWarmUpMilliseconds, 0...60000, "barge-in marginWarmUpMilliseconds")] {
                 try AudioFrontEndError.check(value, in: range, name)
                 try AudioFrontEndError.checkMultiple(value, of: 10, name)
             }
@@ -184,6 +197,7 @@ extension FrontEndConfiguration {
             try AudioFrontEndError.check(bandTop, in: 0...7, "barge-in bandTop")
             try AudioFrontEndError.check(fastHoldDecibels, in: 0...30, "barge-in fastHoldDecibels")
             try AudioFrontEndError.check(coherenceLimit, in: 0...1, "barge-in coherenceLimit")
+            try AudioFrontEndError.check(marginWarmUpDecibels, in: 0...30, "barge-in marginWarmUpDecibels")
         }
     }
 }

@@ -10,6 +10,7 @@ struct BargeInDetector {
     private let evidenceMinimumFrames: Int
     private let evidenceWarmUpFrames: Int
     private let unconvergedAfterFrames: Int
+    private let marginWarmUpFrames: Int
     /// Whether a frame may count without the echo speech gate having converged
     /// (``FrontEndConfiguration/BargeIn/unconvergedAfterMilliseconds``).
     var waivesConvergence: Bool { unconvergedAfterFrames > 0 && gainFrames >= unconvergedAfterFrames }
@@ -54,8 +55,16 @@ struct BargeInDetector {
         evidenceMinimumFrames = settings.evidenceMinimumMilliseconds / 10
         evidenceWarmUpFrames = settings.evidenceWarmUpMilliseconds / 10
         unconvergedAfterFrames = settings.unconvergedAfterMilliseconds / 10
+        marginWarmUpFrames = settings.marginWarmUpMilliseconds / 10
         decayPerFrame = 600 / Float(settings.reverberationMilliseconds)
         fastRate = settings.fastGainMilliseconds > 0 ? min(1, 10 / Float(settings.fastGainMilliseconds)) : 0
+    }
+
+    /// Whether a frame stands past the decision's margins over the residual level and under the echo reduction
+    /// (``FrontEndConfiguration/BargeIn/nearToResidualDecibels``, ``FrontEndConfiguration/BargeIn/echoMarginDecibels``;
+    /// without the warm-up's raise): what is not, the path gains take for echo alone. See ``process``.
+    func passesMargins(aboveResidualDecibels: Float, belowReductionDecibels: Float) -> Bool {
+        aboveResidualDecibels >= settings.nearToResidualDecibels && belowReductionDecibels >= settings.echoMarginDecibels
     }
 
     /// Takes frame `frame` (its index on the gate's timeline) and returns true when it completes a barge-in.
@@ -91,10 +100,13 @@ struct BargeInDetector {
         let broadband = mic - (referenceEnvelope + pathGain)
         let excess = settings.bandWeight > 0 ? (1 - settings.bandWeight) * min(broadband, 20)
             + settings.bandWeight * bandExcess : broadband
-        let counted = playing && speech && level >= settings.minimumLevelDecibels
-            && (noEcho || aboveResidualDecibels >= settings.nearToResidualDecibels
-                && belowReductionDecibels >= settings.echoMarginDecibels)
-        if playing, !speech, mic > -60, referenceEnvelope > -60 {
+        let talker = speech && (noEcho || passesMargins(aboveResidualDecibels: aboveResidualDecibels,
+                                                        belowReductionDecibels: belowReductionDecibels))
+        let raised = gainFrames < marginWarmUpFrames ? settings.marginWarmUpDecibels : 0
+        let counted = playing && talker && level >= settings.minimumLevelDecibels
+            && (noEcho || raised == 0 || aboveResidualDecibels >= settings.nearToResidualDecibels + raised
+                && belowReductionDecibels >= settings.echoMarginDecibels + raised)
+        if playing, !talker, mic > -60, referenceEnvelope > -60 {
             // Echo alone: learn the path's gain (fast at first, then slow).
             gainFrames += 1
             echoPathGain += max(0.01, 1 / Float(gainFrames)) * (mic - referenceEnvelope - echoPathGain)

@@ -117,13 +117,18 @@ struct EchoSpeechGate {
     /// Frames since the gate began standing aside.
     private var framesStandingAside = 0
 
-    /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision: allowed, or (once
-    /// the gate has converged) past every other test with the running echo reduction at least
-    /// `convergedDecibels` (``FrontEndConfiguration/BargeIn/convergedDecibels``; at or above
-    /// ``convergedDecibels`` this is ``isAllowed``). `waiveConvergence`: past every other test whether or not
-    /// the gate ever converged (``FrontEndConfiguration/BargeIn/unconvergedAfterMilliseconds``). Real-time safe.
+    /// Whether the last frame given to ``allowsSpeech`` may count for the barge-in decision, which applies its
+    /// own margins over the residual level and under the echo reduction
+    /// (``FrontEndConfiguration/BargeIn/nearToResidualDecibels``, ``FrontEndConfiguration/BargeIn/echoMarginDecibels``)
+    /// instead of this gate's: during playback with an echo, past the resume frames with the running echo
+    /// reduction at least ``convergedDecibels``, or (once the gate has converged) at least `convergedDecibels`
+    /// (``FrontEndConfiguration/BargeIn/convergedDecibels``); `waiveConvergence`: whether or not the gate ever
+    /// converged (``FrontEndConfiguration/BargeIn/unconvergedAfterMilliseconds``). Otherwise (no playback, or the
+    /// gate standing aside) what ``allowsSpeech`` returned. Real-time safe.
     func allowsBargeIn(convergedDecibels floor: Float, waiveConvergence: Bool = false) -> Bool {
-        isAllowed || (passesMargins && (hasConverged && echoReduction >= floor || waiveConvergence))
+        guard isPlaybackActive, !isStandingAside else { return isAllowed }
+        return framesSinceResume > resumeFrames
+            && (echoReduction >= convergedDecibels || hasConverged && echoReduction >= floor || waiveConvergence)
     }
 
     init(_ settings: FrontEndConfiguration.EchoGate = FrontEndConfiguration.EchoGate()) {

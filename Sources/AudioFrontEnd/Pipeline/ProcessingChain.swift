@@ -425,13 +425,20 @@ final class ProcessingChain {
                                levels: (output: Float, echo: Float, mic: Float, reference: Float), noEcho: Bool) {
         let frame = emitted / frameLength
         let playing = speechGate.isPlaybackActive
-        // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only. (Optional
-        // chaining, not `bargeIn ?? suspicion!`: no copy of a detector per frame.)
+        // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only: not speech
+        // past the gate and its margins. (Optional chaining, not `bargeIn ?? suspicion!`: no copy of a detector
+        // per frame.)
         let firstSpeech = speech && speechGate.allowsBargeIn(
             convergedDecibels: bargeIn?.settings.convergedDecibels ?? suspicion!.settings.convergedDecibels,
             waiveConvergence: bargeIn?.waivesConvergence ?? suspicion!.waivesConvergence)
+        let aboveResidual = levels.output - speechGate.residualLevel
+        let belowReduction = speechGate.echoReduction - (levels.echo - levels.output)
+        let talker = firstSpeech && (noEcho || bargeIn?.passesMargins(aboveResidualDecibels: aboveResidual,
+                                                                       belowReductionDecibels: belowReduction)
+                                     ?? suspicion!.passesMargins(aboveResidualDecibels: aboveResidual,
+                                                                 belowReductionDecibels: belowReduction))
         let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
-                                         echoOnly: playing && !firstSpeech && levels.mic > -60 && levels.reference > -60) ?? 0
+                                         echoOnly: playing && !talker && levels.mic > -60 && levels.reference > -60) ?? 0
         let coherence = bargeInCoherence?.update(output: frameOutput, reference: UnsafeBufferPointer(delayedReference)) ?? 0
         if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands,
                                   coherence: coherence, noEcho: noEcho) {
