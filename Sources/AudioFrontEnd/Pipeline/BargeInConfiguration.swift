@@ -4,10 +4,10 @@ extension FrontEndConfiguration {
     /// end plays and needs voice detection on (``voiceDetection``). A value type: build it on any thread; the
     /// decision itself runs on the processing thread and is real-time safe.
     ///
-    /// A frame counts towards a barge-in when the voice detector finds speech in the processed audio and the echo
-    /// speech gate lets it through (the canceller has converged, the output stands clear of the echo it
-    /// predicted and of the residual-echo level: ``EchoGate``), and the output stands at least
-    /// ``nearToResidualDecibels`` above the running residual-echo level. A barge-in is decided once such frames
+    /// A frame counts towards a barge-in when the voice detector finds speech in the processed audio, the echo
+    /// speech gate's convergence and resume tests pass it (``EchoGate``; its margins are the VAD's), and the output
+    /// stands at least ``nearToResidualDecibels`` above the running residual-echo level and its level fell through
+    /// the canceller at least ``echoMarginDecibels`` less than the running echo reduction. A barge-in is decided once such frames
     /// add up to ``minimumSpeechMilliseconds`` with no gap longer than ``maximumGapMilliseconds`` and, over them,
     /// the mic stands on average ``micExcessDecibels`` above the echo the reference predicts (a canceller's leak
     /// adds nothing to the mic, a talker does), or once the sequential test beside that run has enough evidence
@@ -28,7 +28,9 @@ extension FrontEndConfiguration {
         /// gains take for echo alone.
         public var nearToResidualDecibels: Float
         /// The frame's level must have fallen through the canceller by this much less than the running echo
-        /// reduction (the echo speech gate's test with the decision's own margin), dB (0...60).
+        /// reduction (the echo speech gate's test with the decision's own margin), dB (0...60). Both margins replace
+        /// the gate's during playback with an echo; after playback, and for 4 s after an echo went away, the gate's
+        /// own after-playback test still holds the frames back (``EchoSpeechGate/allowsBargeIn``).
         public var echoMarginDecibels: Float
         /// The output must be at least this loud, dBFS (-90...0).
         public var minimumLevelDecibels: Float
@@ -72,15 +74,15 @@ extension FrontEndConfiguration {
         /// reduction falls under 15 dB a few seconds into playback without the canceller having diverged (the
         /// output comes down to the noise floor, which the suppressors stop holding down), and from then on no
         /// talker counted: the first interruptions of a scene were decided, the later ones missed. 0...60.
-        /// The default 0 (once converged, the gate's margins alone) was chosen on the tuning half with the
+        /// The default 0 (once converged, the decision's margins alone) was chosen on the tuning half with the
         /// closed-loop metric (`bargein.py --half tune`): 3 of 47 onsets missed instead of 4, median 250 ms
         /// instead of 270, the same 1 false barge-in per 30 min of echo-only playback (10: the same false one);
         /// on 14 more barge-in scenes from the tuning pools (`generate.py --extra-bargein 2`) 17 of 74 missed
-        /// instead of 20 (10: the same). 15 keeps the gate's own test (with ``unconvergedAfterMilliseconds`` 0:
+        /// instead of 20 (10: the same). 15 keeps the gate's own convergence test (with ``unconvergedAfterMilliseconds`` 0:
         /// its waiver bypasses this floor too).
         public var convergedDecibels: Float
         /// Echo-only frames the decision's echo path gain must have learned from (ms) before a frame may count
-        /// without the echo speech gate ever having converged (the gate's margins still apply, and the mic-excess
+        /// without the echo speech gate ever having converged (the decision's margins still apply, and the mic-excess
         /// tests then guard against the canceller's leaks): with a quiet echo close to a noise floor the running
         /// echo reduction never reaches the gate's 15 dB, and no interruption counted at all. 0 keeps waiting for
         /// convergence (0...60000, multiple of 10). The default 1500 (the sequential test's warm-up) was chosen on
@@ -124,8 +126,10 @@ extension FrontEndConfiguration {
         public var coherenceLimit: Float = 0.15
         /// While the echo path gain has learned from less than this much echo-only playback (ms), both margins
         /// (``nearToResidualDecibels``, ``echoMarginDecibels``) stand ``marginWarmUpDecibels`` higher: early in
-        /// a stream, while the canceller converges on a newly found alignment, the gate's running levels are
-        /// young too and a leak passes them more easily. 0 = off; 0...60000, multiple of 10. The defaults (2000 ms,
+        /// a stream the canceller is still converging and the gate's running levels are young too, and a leak
+        /// passes them more easily. The time counts from the stream's start, over every echo-only frame louder
+        /// than -60 dBFS at the mic (the path gain's own learning), and does not start again when the delay
+        /// estimate moves or an echo comes back after none (a quieter echo keeps the raised margins). 0 = off; 0...60000, multiple of 10. The defaults (2000 ms,
         /// 3 dB) came with the looser margins (10 and 8 dB, were the gate's 12 and 10), chosen on tuning material
         /// only, closed loop (`bargein.py --half tune` plus the extra barge-in, echo-only and path scenes of
         /// `generate.py`): the margins alone took the tuning half from 250 ms, 3 of 47 missed to 230 ms, 1 missed

@@ -93,8 +93,8 @@ struct EchoSpeechGate {
     private(set) var hasConverged = false
     /// Whether the last frame given to ``allowsSpeech`` passed every test but the convergence test (during
     /// playback: past the resume frames, its reduction below the running one by the margin, above the residual
-    /// level; outside playback: what ``allowsSpeech`` returned). The barge-in decision asks this once the gate
-    /// has converged (``FrontEndConfiguration/BargeIn/convergedDecibels``).
+    /// level; outside playback: what ``allowsSpeech`` returned). The far-end-only control reads it as near-end
+    /// evidence (the barge-in decision applies its own margins, ``allowsBargeIn``).
     private(set) var passesMargins = false
     /// What ``allowsSpeech`` returned for the last frame.
     private(set) var isAllowed = false

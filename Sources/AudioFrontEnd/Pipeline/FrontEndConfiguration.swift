@@ -161,7 +161,8 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// turns it off: on the scenario matrix's tuning material (`Scripts/scenarios/bargein_duck.py`) a suspicion
     /// at ``BargeIn/evidenceOffsetDecibels`` 0 with a 20 dB duck for 1 s found every talker of the tuning half
     /// (0 of 47 missed instead of 3) but ducked 17 times in 30 min of echo-only playback, a cost the app should
-    /// choose. ``suggestedBargeInSuspicion`` is that setting.
+    /// choose. ``suggestedBargeInSuspicion`` is that setting. (Measured with the decision's margins of before
+    /// session 30, 12 and 10 dB and no warm-up; the suspicion takes the new defaults too, not re-measured.)
     public var bargeInSuspicion: BargeIn?
     /// The suspicion setting measured with a 20 dB, 1 s duck (``bargeInSuspicion``): the default decision with
     /// ``BargeIn/evidenceOffsetDecibels`` 0 (each counted frame adds its whole mic excess to the evidence).

@@ -426,7 +426,7 @@ final class ProcessingChain {
         let frame = emitted / frameLength
         let playing = speechGate.isPlaybackActive
         // The bands learn on the frames the first decision (the stopping one, if on) calls echo-only: not speech
-        // past the gate and its margins. (Optional chaining, not `bargeIn ?? suspicion!`: no copy of a detector
+        // past the gate and the decision's margins. (Optional chaining, not `bargeIn ?? suspicion!`: no copy of a detector
         // per frame.)
         let firstSpeech = speech && speechGate.allowsBargeIn(
             convergedDecibels: bargeIn?.settings.convergedDecibels ?? suspicion!.settings.convergedDecibels,

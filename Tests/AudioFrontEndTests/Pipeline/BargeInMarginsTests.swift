@@ -22,14 +22,14 @@ final class BargeInMarginsTests: XCTestCase {
         }
 
         /// One frame of levels (dBFS); `voice`: the VAD hears speech. Returns whether a barge-in was decided.
-        mutating func feed(mic: Float, output: Float, voice: Bool) -> Bool {
-            if gate.allowsSpeech(reference: -20, mic: mic, echoEstimate: -30, output: output), voice { gateAllowedTalker += 1 }
+        mutating func feed(mic: Float, output: Float, voice: Bool, echo: Float = -30) -> Bool {
+            if gate.allowsSpeech(reference: -20, mic: mic, echoEstimate: echo, output: output), voice { gateAllowedTalker += 1 }
             let allowed = gate.allowsBargeIn(convergedDecibels: detector.settings.convergedDecibels,
                                              waiveConvergence: detector.waivesConvergence)
             defer { frame += 1 }
             return detector.process(frame: frame, playing: gate.isPlaybackActive, speech: voice && allowed,
                                     aboveResidualDecibels: output - gate.residualLevel,
-                                    belowReductionDecibels: gate.echoReduction - (-30 - output),
+                                    belowReductionDecibels: gate.echoReduction - (echo - output),
                                     level: output, mic: mic, reference: -20)
         }
 
@@ -40,8 +40,11 @@ final class BargeInMarginsTests: XCTestCase {
 
         /// A talker 10 dB over the echo whose output stands `above` dB over the residual level (and as far under
         /// the running echo reduction) for 60 frames; then 60 frames of echo alone (re-arming).
-        mutating func talker(above: Float) -> Int {
-            let decided = (0..<60).filter { _ in feed(mic: -20, output: -52 + above, voice: true) }.count
+        /// `underReduction`: how far its reduction falls under the running 22 dB (default: as far as `above`).
+        mutating func talker(above: Float, underReduction: Float? = nil) -> Int {
+            let output = -52 + above
+            let estimate = output + 22 - (underReduction ?? above)
+            let decided = (0..<60).filter { _ in feed(mic: -20, output: output, voice: true, echo: estimate) }.count
             return decided + echo(60)
         }
     }
@@ -75,10 +78,34 @@ final class BargeInMarginsTests: XCTestCase {
         XCTAssertEqual(loop.talker(above: 17), 1)
     }
 
+    func testTheDecisionsEchoMarginApplies() {
+        var gate = FrontEndConfiguration.EchoGate()
+        gate.echoMarginDecibels = 6 // (a talker 7-9 dB under the reduction: past the gate, not learned by it)
+        var loop = Loop(settings(warmUpDecibels: 0), gate: gate)
+        XCTAssertEqual(loop.echo(300), 0)
+        XCTAssertEqual(loop.talker(above: 14, underReduction: 7), 0, "7 dB under the reduction: the decision needs 8")
+        XCTAssertEqual(loop.gateAllowedTalker, 60, "the gate's own 6 dB let it count as speech")
+        XCTAssertEqual(loop.talker(above: 14, underReduction: 9), 1)
+    }
+
+    func testBadWarmUpSettings() {
+        for change: (inout FrontEndConfiguration.BargeIn) -> Void in [{ $0.marginWarmUpMilliseconds = 15 },
+                                                                      { $0.marginWarmUpMilliseconds = 60010 },
+                                                                      { $0.marginWarmUpDecibels = 31 },
+                                                                      { $0.marginWarmUpDecibels = .nan }] {
+            var settings = FrontEndConfiguration.BargeIn()
+            change(&settings)
+            XCTAssertThrowsError(try settings.validate()) { error in
+                XCTAssertEqual((error as? AudioFrontEndError)?.code, .invalidConfiguration)
+                XCTAssertTrue("\(error)".contains("marginWarmUp"), "\(error)")
+            }
+        }
+    }
+
     func testTheMarginsStandHigherWhileThePathGainIsYoung() {
         var loop = Loop(settings(warmUpDecibels: 4))
         XCTAssertEqual(loop.echo(150), 0)
-        XCTAssertEqual(loop.talker(above: 12), 0, "12 dB: under 10 + 4 with 2.1 s of echo learned")
+        XCTAssertEqual(loop.talker(above: 12), 0, "12 dB: under 10 + 4 with 1.5 s of echo learned")
         XCTAssertEqual(loop.talker(above: 15), 1, "15 dB: past 10 + 4")
         XCTAssertEqual(loop.echo(200), 0)
         XCTAssertEqual(loop.talker(above: 12), 1, "12 dB once the path gain has learned from 3 s of echo")
