@@ -163,10 +163,10 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// (0 of 47 missed instead of 3) but ducked 17 times in 30 min of echo-only playback, a cost the app should
     /// choose. ``suggestedBargeInSuspicion`` is that setting. (Measured with the decision's margins of before
     /// session 30, 12 and 10 dB and no warm-up. With session 30's defaults, which the suspicion takes too, the
-    /// tuning half gives 0 of 47 missed, stop median 280 ms, 20 dips and 3 false stops per 30 min instead of 1,
-    /// all in `path_moved`, whose ducked echo the measurement only approximates; the suspicion at the old margins
-    /// does not change that: the stopping decision's looser margins do. `BargeIn.nearToResidualDecibels` 12,
-    /// `echoMarginDecibels` 10, `marginWarmUpMilliseconds` 0 on both give the earlier figures.)
+    /// tuning half gives 0 of 47 missed, stop median 280 ms, 20 dips and 3 false stops per 30 min, all in
+    /// `path_moved`, whose ducked echo the measurement only approximates; the suspicion at the old margins does
+    /// not change that: the stopping decision's looser margins do. `BargeIn.nearToResidualDecibels` 12,
+    /// `echoMarginDecibels` 10, `marginWarmUpMilliseconds` 0 on both: 0 missed, 270 ms, 18 dips, 0 false stops.)
     public var bargeInSuspicion: BargeIn?
     /// The suspicion setting measured with a 20 dB, 1 s duck (``bargeInSuspicion``): the default decision with
     /// ``BargeIn/evidenceOffsetDecibels`` 0 (each counted frame adds its whole mic excess to the evidence).
