@@ -3,7 +3,9 @@ import AudioFrontEnd
 /// `--barge-in off|KEY=VALUE,...` of `afe process`: the barge-in decision's settings for tuning on the scenario
 /// matrix (``FrontEndConfiguration/BargeIn``); keys not given keep the library's defaults.
 /// `--barge-in-suspicion off|on|KEY=VALUE,...`: the looser suspicion beside it
-/// (``FrontEndConfiguration/bargeInSuspicion``), `on` or keys on ``FrontEndConfiguration/suggestedBargeInSuspicion``.
+/// (``FrontEndConfiguration/bargeInSuspicion``), `on` or keys on ``FrontEndConfiguration/suggestedBargeInSuspicion``;
+/// a decision `--barge-in` has not changed before it becomes ``FrontEndConfiguration/suggestedBargeInWithSuspicion``
+/// (a later `--barge-in`'s keys apply on that).
 enum BargeInOption {
     static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db, coherence, warm-margin-ms, warm-margin-db"
 
@@ -17,6 +19,10 @@ enum BargeInOption {
         guard text != "off" else { configuration.bargeInSuspicion = nil; return }
         let base = configuration.bargeInSuspicion ?? FrontEndConfiguration.suggestedBargeInSuspicion
         configuration.bargeInSuspicion = text == "on" ? base : try settings(text, on: base, option: "--barge-in-suspicion")
+        // The decision beside a suspicion, as the NUI SDK sets it (unless `--barge-in` changed it before).
+        if configuration.bargeIn == FrontEndConfiguration.BargeIn() {
+            configuration.bargeIn = FrontEndConfiguration.suggestedBargeInWithSuspicion
+        }
     }
 
     private static func settings(_ text: String, on base: FrontEndConfiguration.BargeIn,

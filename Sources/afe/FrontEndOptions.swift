@@ -60,7 +60,8 @@ struct FrontEndOptions {
                        [--transparency on|off] [--no-echo-pause on|off] [--late-echo off|on|KEY=VALUE,...] (tuning: \(LateEchoOption.keys))
                        [--far-end-only off|on|KEY=VALUE,...] (tuning: \(FarEndOnlyOption.keys))
                        [--barge-in off|KEY=VALUE,...] (tuning: \(BargeInOption.keys))
-                       [--barge-in-suspicion off|on|KEY=VALUE,...] (the same keys; on: evidence-offset-db=0)
+                       [--barge-in-suspicion off|on|KEY=VALUE,...] (the same keys; on: evidence-offset-db=0, and
+                       both decisions at residual-db=12,echo-margin-db=10,warm-margin-ms=0)
     """
 
     var configuration = FrontEndConfiguration()

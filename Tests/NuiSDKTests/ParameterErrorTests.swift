@@ -222,6 +222,9 @@ final class ParameterErrorTests: XCTestCase {
         let ducking = try suspicious.withCString { try RecognitionParameters(json: $0, for: manual) { warnings.append($0) } }
         XCTAssertEqual(ducking.frontEnd.configuration(sampleRate: 16000).bargeInSuspicion,
                        FrontEndConfiguration.suggestedBargeInSuspicion)
+        XCTAssertEqual(ducking.frontEnd.configuration(sampleRate: 16000).bargeIn,
+                       FrontEndConfiguration.suggestedBargeInWithSuspicion, "the decision beside the suspicion")
+        XCTAssertEqual(push.frontEnd.configuration(sampleRate: 16000).bargeIn, FrontEndConfiguration.BargeIn())
         XCTAssertNil(push.dashScope.maxSentenceSilenceMilliseconds, "unset: the service's default applies")
         XCTAssertEqual(push.finishTimeoutMilliseconds, 10000)
         let connection: ConnectionOptions

@@ -57,6 +57,8 @@ final class CommandLineErrorTests: XCTestCase {
             (base + ["--echo-gate", "barge-in-start=2"], ["--echo-gate", "barge-in-start must be 0 or 1"]),
             (base + ["--echo-gate", "no-echo-open=0.5"], ["--echo-gate", "no-echo-open must be 0 or 1"]),
             (base + ["--no-echo-pause", "maybe"], ["--no-echo-pause", "maybe"]),
+            (base + ["--barge-in", "warm-margin-db=40"], ["marginWarmUpDecibels"]),
+            (base + ["--barge-in-suspicion", "warm-margin-ms=15"], ["marginWarmUpMilliseconds"]),
             (base + ["--frobnicate"], ["--frobnicate"]),
             (base + ["--report"], ["--report", "needs a value"]),
             (["process", "--output", output], ["--mic"]),

@@ -165,13 +165,28 @@ public struct FrontEndConfiguration: Sendable, Equatable {
     /// session 30, 12 and 10 dB and no warm-up. With session 30's defaults, which the suspicion takes too, the
     /// tuning half gives 0 of 47 missed, stop median 280 ms, 20 dips and 3 false stops per 30 min, all in
     /// `path_moved`, whose ducked echo the measurement only approximates; the suspicion at the old margins does
-    /// not change that: the stopping decision's looser margins do. `BargeIn.nearToResidualDecibels` 12,
-    /// `echoMarginDecibels` 10, `marginWarmUpMilliseconds` 0 on both: 0 missed, 270 ms, 18 dips, 0 false stops.)
+    /// not change that: the stopping decision's looser margins do. Both at the old margins
+    /// (``suggestedBargeInWithSuspicion`` and ``suggestedBargeInSuspicion``): 0 missed, 270 ms, 18 dips, 0 false
+    /// stops.)
     public var bargeInSuspicion: BargeIn?
-    /// The suspicion setting measured with a 20 dB, 1 s duck (``bargeInSuspicion``): the default decision with
-    /// ``BargeIn/evidenceOffsetDecibels`` 0 (each counted frame adds its whole mic excess to the evidence).
-    public static var suggestedBargeInSuspicion: BargeIn {
+    /// The barge-in decision to run beside ``suggestedBargeInSuspicion`` when the app ducks on it: the defaults
+    /// with the margins of before session 30 (``BargeIn/nearToResidualDecibels`` 12, ``BargeIn/echoMarginDecibels``
+    /// 10, no ``BargeIn/marginWarmUpMilliseconds``). After a duck the looser default margins stopped the answer
+    /// falsely where the echo path changes: tuning half with a 20 dB, 1 s duck (`bargein_duck.py`), 0 false stops
+    /// per 30 min of echo-only playback and a 270 ms stop median with these, 3 and 280 ms with the defaults.
+    /// The NUI SDK's `barge_in_suspicion` sets both.
+    public static var suggestedBargeInWithSuspicion: BargeIn {
         var settings = BargeIn()
+        settings.nearToResidualDecibels = 12
+        settings.echoMarginDecibels = 10
+        settings.marginWarmUpMilliseconds = 0
+        return settings
+    }
+    /// The suspicion setting measured with a 20 dB, 1 s duck (``bargeInSuspicion``): the decision beside it
+    /// (``suggestedBargeInWithSuspicion``) with ``BargeIn/evidenceOffsetDecibels`` 0 (each counted frame adds its
+    /// whole mic excess to the evidence).
+    public static var suggestedBargeInSuspicion: BargeIn {
+        var settings = suggestedBargeInWithSuspicion
         settings.evidenceOffsetDecibels = 0
         return settings
     }

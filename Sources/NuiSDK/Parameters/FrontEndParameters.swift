@@ -17,7 +17,7 @@ import AudioFrontEnd
 /// | `vad_backend` | `energy`, `webrtc` | `energy` |
 /// | `vad_end_silence` | int ms 200…6000 | `nls_config.max_sentence_silence`, else 1300 |
 /// | `vad_sensitivity` | number −1…1 (as `speech_noise_threshold`) | `nls_config.speech_noise_threshold`, else 0 |
-/// | `barge_in_suspicion` | flag: the front end also reports barge-in suspicions (`FrontEndConfiguration.bargeInSuspicion`, `suggestedBargeInSuspicion`), on which a `NeoNuiStreamInputTts` with barge-in ducks its answer | false |
+/// | `barge_in_suspicion` | flag: the front end also reports barge-in suspicions (`FrontEndConfiguration.bargeInSuspicion`, `suggestedBargeInSuspicion`; the decision beside it `suggestedBargeInWithSuspicion`), on which a `NeoNuiStreamInputTts` with barge-in ducks its answer | false |
 /// | `opus_bitrate` | int 6000…510000 bit/s | 24000 |
 /// | `opus_complexity` | int 0…10 | 5 |
 struct FrontEndParameters: Equatable {
@@ -113,7 +113,10 @@ struct FrontEndParameters: Equatable {
         configuration.echoCancellation = echoCancellation
         configuration.noiseSuppression = noiseSuppression
         configuration.voiceDetection = voiceDetection
-        configuration.bargeInSuspicion = bargeInSuspicion ? FrontEndConfiguration.suggestedBargeInSuspicion : nil
+        if bargeInSuspicion {
+            configuration.bargeIn = FrontEndConfiguration.suggestedBargeInWithSuspicion
+            configuration.bargeInSuspicion = FrontEndConfiguration.suggestedBargeInSuspicion
+        }
         return configuration
     }
 }
