@@ -22,13 +22,9 @@ final class BargeInLaterInterruptionTests: XCTestCase {
         /// One frame of levels (dBFS); `voice`: the VAD hears speech. Returns whether a barge-in was decided.
         mutating func feed(reference: Float, mic: Float, echo: Float, output: Float, voice: Bool) -> Bool {
             _ = gate.allowsSpeech(reference: reference, mic: mic, echoEstimate: echo, output: output)
-            let allowed = gate.allowsBargeIn(convergedDecibels: detector.settings.convergedDecibels,
-                                             waiveConvergence: detector.waivesConvergence)
             defer { frame += 1 }
-            return detector.process(frame: frame, playing: gate.isPlaybackActive, speech: voice && allowed,
-                                    aboveResidualDecibels: output - gate.residualLevel,
-                                    belowReductionDecibels: gate.echoReduction - (echo - output),
-                                    level: output, mic: mic, reference: reference)
+            return detector.judge(after: gate, frame: frame, reference: reference, mic: mic, echo: echo,
+                                  output: output, voice: voice)
         }
 
         /// Echo alone for `frames` frames, the output going from `from` to `to` dBFS (the echo estimate -30).

@@ -24,13 +24,9 @@ final class BargeInMarginsTests: XCTestCase {
         /// One frame of levels (dBFS); `voice`: the VAD hears speech. Returns whether a barge-in was decided.
         mutating func feed(mic: Float, output: Float, voice: Bool, echo: Float = -30) -> Bool {
             if gate.allowsSpeech(reference: -20, mic: mic, echoEstimate: echo, output: output), voice { gateAllowedTalker += 1 }
-            let allowed = gate.allowsBargeIn(convergedDecibels: detector.settings.convergedDecibels,
-                                             waiveConvergence: detector.waivesConvergence)
             defer { frame += 1 }
-            return detector.process(frame: frame, playing: gate.isPlaybackActive, speech: voice && allowed,
-                                    aboveResidualDecibels: output - gate.residualLevel,
-                                    belowReductionDecibels: gate.echoReduction - (echo - output),
-                                    level: output, mic: mic, reference: -20)
+            return detector.judge(after: gate, frame: frame, reference: -20, mic: mic, echo: echo, output: output,
+                                  voice: voice)
         }
 
         /// Echo alone with 22 dB of reduction (the output at -52 dBFS).
