@@ -13,7 +13,10 @@ matrix), e.g. `--half tune --extra-bargein 2 --out out/extra`; score it with `ba
 out/extra`. --extra-vad N does the same for the two VAD-in-noise scenes (pink 0 dB, babble 10 dB:
 matrix.extra_vad), e.g. `--half tune --extra-vad 4 --out out/extra-vad`; score it with `evaluate.py --half tune
 --scenarios out/extra-vad --vad-only`. --extra-echo N: the same for the hard echo-only scenes (music, speech+music, softclip, small speaker,
-RT60 0.9 s: matrix.extra_echo), false barge-in material: `bargein.py --half tune --part echo --scenarios DIR`. --extra-path N: the same
+RT60 0.9 s: matrix.extra_echo), false barge-in material: `bargein.py --half tune --part echo --scenarios DIR`.
+--far-voices other (with --extra-bargein or --extra-echo): their far ends speak voices of neither half
+(matrix.OTHER_FAR_VOICES; ids ID_vK), e.g. `--half tune --extra-echo 4 --far-voices other --out out/extra-voices`.
+--extra-path N: the same
 for the two echo-path-change scenes (matrix.extra_path; the K-th pair in the K-th of living, bedroom, kitchen, meeting),
 reconvergence material: `evaluate.py --half tune --scenarios DIR --vad-only --kinds path_change`. --check compares every file's SHA-256 with Scripts/scenarios/hashes/HALF.json and exits 1
 on a difference; --write-hashes records them."""
@@ -95,6 +98,9 @@ def main():
                    help="write N extra renderings of each hard echo-only scene (tuning half only, no hashes) instead")
     p.add_argument("--extra-path", type=int, default=0, metavar="N",
                    help="write N extra renderings of each echo-path-change scene (tuning half only, no hashes) instead")
+    p.add_argument("--far-voices", choices=["half", "other"], default="half",
+                   help="--extra-bargein / --extra-echo: far ends from the half's pool (ids ID_xK) or from voices of "
+                        "neither half (matrix.OTHER_FAR_VOICES, ids ID_vK)")
     p.add_argument("--write-hashes", action="store_true", help="record the hashes in hashes/HALF.json")
     a = p.parse_args()
     ids = None
@@ -108,12 +114,15 @@ def main():
             sys.exit("generate: --extra-* renderings are tuning material: --half tune, without --check or --write-hashes")
         if os.path.realpath(a.out) == os.path.realpath(os.path.join(ROOT, "out", "scenarios")):
             sys.exit("generate: --extra-* renderings need their own --out (not the matrix's folder)")
+    others = matrix.OTHER_FAR_VOICES if a.far_voices == "other" else None
+    if others and not (a.extra_bargein or a.extra_echo):
+        sys.exit("generate: --far-voices other goes with --extra-bargein or --extra-echo")
     if a.extra_bargein:
-        specs = matrix.extra_bargein(a.half, a.extra_bargein)
+        specs = matrix.extra_bargein(a.half, a.extra_bargein, others)
     elif a.extra_vad:
         specs = matrix.extra_vad(a.half, a.extra_vad)
     elif a.extra_echo:
-        specs = matrix.extra_echo(a.half, a.extra_echo)
+        specs = matrix.extra_echo(a.half, a.extra_echo, others)
     elif a.extra_path:
         specs = matrix.extra_path(a.half, a.extra_path)
     else:

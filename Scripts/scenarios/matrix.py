@@ -109,6 +109,12 @@ POOLS = {
     },
 }
 
+# Far-end voices of neither half, for extra tuning renderings only (`generate.py --extra-... --far-voices
+# other`): the tuning material's far ends otherwise hold three voices, and a false barge-in that depends on the
+# voice (its pitch, its fricatives through a clipping loudspeaker) cannot show on them.
+OTHER_FAR_VOICES = [("espeak-ng", "en+m8", "en"), ("espeak-ng", "es+m6", "es"), ("espeak-ng", "de+m4", "de"),
+                    ("espeak-ng", "cmn+m1", "cmn"), ("espeak-ng", "fr+f5", "fr"), ("espeak-ng", "en-us+m7", "en")]
+
 RATES = [16000, 44100, 48000]
 NOISE_KINDS = ["pink", "babble", "fan", "street", "kitchen"]
 
@@ -180,9 +186,10 @@ def _near_sentences(half):
     return sentences[:20] if half == "test" else sentences[20:]
 
 
-def _spec(half, sid, kind, fixed, near_sentences, seed=None):
-    """One spec of the template entry (sid, kind, fixed), every value drawn from `seed` (default: the half and id)."""
-    pools = POOLS[half]
+def _spec(half, sid, kind, fixed, near_sentences, seed=None, far_voices=None):
+    """One spec of the template entry (sid, kind, fixed), every value drawn from `seed` (default: the half and id);
+    the far-end voice from `far_voices` instead of the half's pool when given."""
+    pools = dict(POOLS[half], far=far_voices) if far_voices else POOLS[half]
     s = {"id": sid, "half": half, "kind": kind, "seed": seed_of(half, sid)}
     if fixed.get("scene"):
         s["seed"] = seed_of(half, fixed["scene"])
@@ -232,10 +239,13 @@ def _spec(half, sid, kind, fixed, near_sentences, seed=None):
     return s
 
 
-def _extra(half, n, template):
-    """`n` extra renderings (ids ID_xK, seeds (half, ID, "extra", K)) of each entry of `template`."""
+def _extra(half, n, template, far_voices=None):
+    """`n` extra renderings (ids ID_xK, seeds (half, ID, "extra", K)) of each entry of `template`; with
+    `far_voices` (``OTHER_FAR_VOICES``) the far ends speak those voices, ids ID_vK, seeds (half, ID, "voices", K)."""
     near_sentences = _near_sentences(half)
-    return [_spec(half, f"{sid}_x{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, "extra", k))
+    tag, mark = ("voices", "v") if far_voices else ("extra", "x")
+    return [_spec(half, f"{sid}_{mark}{k}", kind, fixed, near_sentences, seed=seed_of(half, sid, tag, k),
+                  far_voices=far_voices)
             for k in range(1, n + 1) for sid, kind, fixed in template]
 
 
@@ -243,12 +253,13 @@ def _extra(half, n, template):
 BARGEIN_TEMPLATE = [t for t in TEMPLATE if t[1] == "doubletalk" or t[0] == "rate_16k"]
 
 
-def extra_bargein(half, n):
+def extra_bargein(half, n, far_voices=None):
     """`n` extra renderings of each barge-in template entry (double talk at every SER, and the 16 kHz rate
     scene), ids ID_xK (K = 1..n): the same fixed settings and the half's own pools and sentences, every other
     value drawn from a new seed (half, ID, "extra", K) — more scenes with several interruptions each, beside the
-    matrix and never in it. For barge-in tuning material from the tuning half (`generate.py --extra-bargein`)."""
-    return _extra(half, n, BARGEIN_TEMPLATE)
+    matrix and never in it. For barge-in tuning material from the tuning half (`generate.py --extra-bargein`).
+    With `far_voices` (``OTHER_FAR_VOICES``, `--far-voices other`) the far ends speak those voices instead, ids ID_vK."""
+    return _extra(half, n, BARGEIN_TEMPLATE, far_voices)
 
 
 VAD_TEMPLATE = [t for t in TEMPLATE if t[1] == "vad_noise"]
@@ -265,12 +276,13 @@ def extra_vad(half, n):
 ECHO_HARD_TEMPLATE = [t for t in TEMPLATE if t[1] == "echo_hard"]
 
 
-def extra_echo(half, n):
+def extra_echo(half, n, far_voices=None):
     """`n` extra renderings of each hard far-end-only template entry (music, speech+music, soft clipping, the
     small loudspeaker, RT60 0.9 s), ids ID_xK (K = 1..n): the same fixed settings and the half's own pools, every
     other value (far-end voice, room, delay, levels) drawn from a new seed (half, ID, "extra", K). False barge-in
-    tuning material from the tuning half (`generate.py --extra-echo`), beside the matrix and never in it."""
-    return _extra(half, n, ECHO_HARD_TEMPLATE)
+    tuning material from the tuning half (`generate.py --extra-echo`), beside the matrix and never in it. With
+    `far_voices` (``OTHER_FAR_VOICES``, `--far-voices other`) the far ends speak those voices instead, ids ID_vK."""
+    return _extra(half, n, ECHO_HARD_TEMPLATE, far_voices)
 
 PATH_TEMPLATE = [t for t in TEMPLATE if t[1] == "path_change"]
 PATH_ROOMS = ["living", "bedroom", "kitchen", "meeting"]

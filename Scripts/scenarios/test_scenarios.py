@@ -51,6 +51,31 @@ class RegenerationTests(unittest.TestCase):
         self.assertEqual(keep(specs["rate_16k"]), keep(specs["rate_44k"]))
 
 
+    def test_bargein_summary_counts_misses_as_never(self):
+        import bargein_summary
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(out, "tune.log"), "w") as f:
+                f.write("dt_ser0      latency ms [120, 'miss', 300]\n"
+                        "echo_music              90.0 s  false barge-ins 2 [1.5, 30.4]\n"
+                        "echo_car                90.0 s  false barge-ins 0 \n"
+                        'echo_summary {"minutes": 3.0, "false_barge_ins": 2, "per_30_min": 20.0}\n')
+            latencies, missed, false, minutes, scenes = bargein_summary.summary(out)
+        self.assertEqual((sorted(latencies), missed), ([120.0, 300.0], 1))
+        self.assertEqual((false, minutes), ({"tune": 2}, {"tune": 3.0}))
+        self.assertEqual(scenes, ["tune/echo_music 2 [1.5, 30.4]"])
+
+    def test_other_far_voices_belong_to_neither_half(self):
+        pooled = {v[:2] for half in matrix.POOLS.values() for k in ("far", "babble") for v in half[k]}
+        self.assertFalse({v[:2] for v in matrix.OTHER_FAR_VOICES} & pooled)
+        self.assertTrue(all(v[2] in matrix.FAR_SENTENCES for v in matrix.OTHER_FAR_VOICES))
+        specs = matrix.extra_echo("tune", 2, matrix.OTHER_FAR_VOICES)
+        self.assertEqual(specs[0]["id"], "echo_music_v1")
+        self.assertTrue({tuple(s["far_voice"]) for s in specs} <= set(matrix.OTHER_FAR_VOICES))
+        self.assertGreater(len({tuple(s["far_voice"]) for s in specs}), 2)
+        plain = matrix.extra_echo("tune", 2)
+        self.assertTrue(all(s["seed"] != p["seed"] for s, p in zip(specs, plain)))
+        self.assertTrue(all(tuple(p["far_voice"]) in set(matrix.POOLS["tune"]["far"]) for p in plain))
+
     def test_extra_path_scenes_are_new_tuning_draws_in_four_rooms(self):
         specs = matrix.extra_path("tune", 4)
         self.assertEqual([s["id"] for s in specs[:2]], ["path_moved_x1", "path_door_x1"])
