@@ -7,7 +7,7 @@ import AudioFrontEnd
 /// a decision `--barge-in` has not changed before it becomes ``FrontEndConfiguration/suggestedBargeInWithSuspicion``
 /// (a later `--barge-in`'s keys apply on that).
 enum BargeInOption {
-    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db, coherence, warm-margin-ms, warm-margin-db"
+    static let keys = "min-ms, gap-ms, residual-db, echo-margin-db, min-level-db, mic-excess-db, reverb-ms, rearm-ms, evidence-db, evidence-offset-db, evidence-miss-db, evidence-min-ms, evidence-warm-ms, band-weight, converged-db, unconverged-ms, fast-gain-ms, band-top, fast-hold-db, coherence, warm-margin-ms, warm-margin-db, pitch"
 
     static func parse(_ text: String, into configuration: inout FrontEndConfiguration) throws {
         guard text != "off" else { configuration.bargeIn = nil; return }
@@ -52,6 +52,7 @@ enum BargeInOption {
             case "coherence": settings.coherenceLimit = number
             case "warm-margin-ms": settings.marginWarmUpMilliseconds = whole
             case "warm-margin-db": settings.marginWarmUpDecibels = number
+            case "pitch": settings.pitchMatchLimit = number
             default: throw ArgumentReader.Failure(message: "\(option): unknown key '\(key)' (keys: \(keys))")
             }
         }

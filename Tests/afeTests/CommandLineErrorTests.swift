@@ -59,6 +59,7 @@ final class CommandLineErrorTests: XCTestCase {
             (base + ["--no-echo-pause", "maybe"], ["--no-echo-pause", "maybe"]),
             (base + ["--barge-in", "warm-margin-db=40"], ["marginWarmUpDecibels"]),
             (base + ["--barge-in-suspicion", "warm-margin-ms=15"], ["marginWarmUpMilliseconds"]),
+            (base + ["--barge-in", "pitch=1.5"], ["pitchMatchLimit"]),
             (base + ["--frobnicate"], ["--frobnicate"]),
             (base + ["--report"], ["--report", "needs a value"]),
             (["process", "--output", output], ["--mic"]),

@@ -140,6 +140,19 @@ extension FrontEndConfiguration {
         public var marginWarmUpMilliseconds: Int = 2000
         /// See ``marginWarmUpMilliseconds``, dB (0...30). Default 3.
         public var marginWarmUpDecibels: Float = 3
+        /// A test decides nothing while more than this share of its frames voiced in both the output and the
+        /// aligned reference are at the reference's pitch (``BargeInPitch``; at least 5 such frames): the residual
+        /// of a distorting loudspeaker, which the linear coherence (``coherenceLimit``) does not see, keeps the
+        /// reference's period; a talker's voice has its own. 0 = off for this decision (the analysis runs while
+        /// either decision has a limit above 0; 1 never vetoes either); 0...1. ``suggestedBargeInSuspicion`` and
+        /// ``suggestedBargeInWithSuspicion``, built on these defaults, keep it. The default
+        /// 0.7 was chosen on tuning material only, closed loop (`bargein.py --half tune` plus the extra barge-in,
+        /// echo-only and path scenes of `generate.py`, and renderings whose far ends speak voices of neither half,
+        /// `--far-voices other`): false barge-ins 25 -> 8 in 132 min of echo-only playback (the voices' 30 min
+        /// 23 -> 6; left: 5 at loop seams, 2 in an RT60 0.9 s room, 1 soft-clipping leak 3.8 s in), the same at
+        /// every limit from 0.3 to 0.8 (0.9: 8 on the voices' 30 min); 191 onsets 35 missed, median 300 ms as without the veto (0.3:
+        /// 37, 310 ms; 0.5: 36). Scripts/scenarios/README.md.
+        public var pitchMatchLimit: Float = 0.7
 
         /// See the properties. `minimumSpeechMilliseconds` (200), `micExcessDecibels` (4) and
         /// `reverberationMilliseconds` (1000) were chosen on the scenario matrix's tuning half
@@ -208,6 +221,7 @@ extension FrontEndConfiguration {
             try AudioFrontEndError.check(fastHoldDecibels, in: 0...30, "barge-in fastHoldDecibels")
             try AudioFrontEndError.check(coherenceLimit, in: 0...1, "barge-in coherenceLimit")
             try AudioFrontEndError.check(marginWarmUpDecibels, in: 0...30, "barge-in marginWarmUpDecibels")
+            try AudioFrontEndError.check(pitchMatchLimit, in: 0...1, "barge-in pitchMatchLimit")
         }
     }
 }

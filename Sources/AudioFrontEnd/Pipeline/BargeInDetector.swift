@@ -41,6 +41,12 @@ struct BargeInDetector {
     /// and since the sequential test's first frame (``FrontEndConfiguration/BargeIn/coherenceLimit``).
     private var runCoherence: Float = 0
     private var evidenceCoherence: Float = 0
+    /// Frames voiced in both the output and the reference, and those of them at the same pitch (``BargeInPitch``),
+    /// since the run's and since the sequential test's first frame (``FrontEndConfiguration/BargeIn/pitchMatchLimit``).
+    private var runPitch = (voiced: 0, matched: 0)
+    private var evidencePitch = (voiced: 0, matched: 0)
+    /// Voiced frames a test needs before the pitch veto applies.
+    static let pitchMinimumFrames = 5
 
     /// The envelope's decay per frame, dB (60 dB in ``FrontEndConfiguration/BargeIn/reverberationMilliseconds``).
     private let decayPerFrame: Float
@@ -80,6 +86,8 @@ struct BargeInDetector {
     ///     with the broadband excess by ``FrontEndConfiguration/BargeIn/bandWeight``.
     ///   - coherence: the output's coherence with the reference (``BargeInCoherence``), 0...1; a test whose
     ///     frames average above ``FrontEndConfiguration/BargeIn/coherenceLimit`` (if > 0) decides nothing.
+    ///   - pitch: whether the output and the reference are voiced and at the same pitch (``BargeInPitch``); a test
+    ///     whose voiced frames match above ``FrontEndConfiguration/BargeIn/pitchMatchLimit`` (if > 0) decides nothing.
     ///   - noEcho: the mic holds no echo of the reference (the echo gate stands aside,
     ///     ``EchoSpeechGate/isStandingAside``, and the cancellers paused on the frame,
     ///     ``FrontEndConfiguration/pausesCancellersWithoutEcho``): the output's margins over the residual echo
@@ -92,7 +100,8 @@ struct BargeInDetector {
     ///     of echo taken out (5 of 10 with the margins, the cancellers running; 9 with the sequential test).
     mutating func process(frame: Int, playing: Bool, speech: Bool, aboveResidualDecibels: Float,
                           belowReductionDecibels: Float, level: Float, mic: Float, reference: Float,
-                          bandExcess: Float = 0, coherence: Float = 0, noEcho: Bool = false) -> Bool {
+                          bandExcess: Float = 0, coherence: Float = 0, pitch: BargeInPitch.Frame = .init(),
+                          noEcho: Bool = false) -> Bool {
         referenceEnvelope = max(reference, referenceEnvelope - decayPerFrame)
         let holding = fastRate > 0 && settings.fastHoldDecibels > 0
             && fastPathGain - echoPathGain > settings.fastHoldDecibels
@@ -130,8 +139,10 @@ struct BargeInDetector {
         if evidence == 0 {
             evidenceStartFrame = frame
             evidenceCoherence = 0
+            evidencePitch = (0, 0)
         }
         evidenceCoherence += coherence
+        Self.add(pitch, to: &evidencePitch)
         if counted {
             evidence += min(excess, 20) - settings.evidenceOffsetDecibels
             evidenceFrames += 1
@@ -149,12 +160,15 @@ struct BargeInDetector {
                 runStartFrame = frame
                 runExcess = 0
                 runCoherence = 0
+                runPitch = (0, 0)
             }
             runFrames += 1
             runExcess += min(excess, 20)
             runCoherence += coherence
+            Self.add(pitch, to: &runPitch)
         } else if runFrames > 0 {
             runCoherence += coherence
+            Self.add(pitch, to: &runPitch)
             missedFrames += 1
             if missedFrames > gapFrames {
                 runFrames = 0
@@ -168,9 +182,11 @@ struct BargeInDetector {
         let run = runFrames >= minimumFrames
             && (gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames))
             && (limit == 0 || runCoherence <= limit * Float(frame - runStartFrame + 1))
+            && !leaksAtReferencePitch(runPitch)
         let sequential = !noEcho && settings.evidenceDecibels > 0 && gainFrames >= evidenceWarmUpFrames
             && evidenceFrames >= evidenceMinimumFrames && evidence >= settings.evidenceDecibels
             && (limit == 0 || evidenceCoherence <= limit * Float(frame - evidenceStartFrame + 1))
+            && !leaksAtReferencePitch(evidencePitch)
         guard (run || sequential) && !holding else { return false }
         if !run { runStartFrame = evidenceStartFrame }
         evidence = 0
@@ -180,5 +196,17 @@ struct BargeInDetector {
         armed = false
         count += 1
         return true
+    }
+
+    private static func add(_ pitch: BargeInPitch.Frame, to counts: inout (voiced: Int, matched: Int)) {
+        guard pitch.voiced else { return }
+        counts.voiced += 1
+        if pitch.matched { counts.matched += 1 }
+    }
+
+    /// Whether a test's voiced frames speak at the reference's pitch more often than the limit allows.
+    private func leaksAtReferencePitch(_ counts: (voiced: Int, matched: Int)) -> Bool {
+        settings.pitchMatchLimit > 0 && counts.voiced >= Self.pitchMinimumFrames
+            && Float(counts.matched) > settings.pitchMatchLimit * Float(counts.voiced)
     }
 }

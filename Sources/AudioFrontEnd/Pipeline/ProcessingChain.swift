@@ -89,6 +89,7 @@ final class ProcessingChain {
     private let bargeInBands: BargeInBands?
     /// The output's coherence with the reference (nil unless a decision has a ``FrontEndConfiguration/BargeIn/coherenceLimit``).
     private let bargeInCoherence: BargeInCoherence?
+    private let bargeInPitch: BargeInPitch?
     /// ``FrontEndConfiguration/EchoGate/startsOnBargeIn``.
     private let bargeInStartsSpeech: Bool
     /// When the AEC2 stage switches to stronger settings while no near end is likely (nil: off,
@@ -159,6 +160,8 @@ final class ProcessingChain {
             pessimistic: $0.settings.fastHoldDecibels == 0) : nil }
         bargeInCoherence = (bargeIn?.settings.coherenceLimit ?? 0) > 0 || (suspicion?.settings.coherenceLimit ?? 0) > 0
             ? BargeInCoherence(sampleRate: rate, frameLength: frameSamples) : nil
+        bargeInPitch = (bargeIn?.settings.pitchMatchLimit ?? 0) > 0 || (suspicion?.settings.pitchMatchLimit ?? 0) > 0
+            ? BargeInPitch(sampleRate: rate) : nil
         telemetry = EchoTelemetryMeter(sampleRate: rate)
         let echoLatency = (echo?.latencySamples ?? 0) + (secondEcho?.latencySamples ?? 0)
         // While the cancellers pause the mic skips them, delayed as they would delay it, except the host's share.
@@ -440,8 +443,10 @@ final class ProcessingChain {
         let bands = bargeInBands?.update(mic: UnsafeBufferPointer(delayedMic), reference: UnsafeBufferPointer(delayedReference),
                                          echoOnly: playing && !talker && levels.mic > -60 && levels.reference > -60) ?? 0
         let coherence = bargeInCoherence?.update(output: frameOutput, reference: UnsafeBufferPointer(delayedReference)) ?? 0
+        let pitch = bargeInPitch?.update(output: frameOutput, reference: UnsafeBufferPointer(delayedReference),
+                                         analyse: playing && speech) ?? BargeInPitch.Frame()
         if bargeIn != nil, decide(&bargeIn!, frame: frame, playing: playing, speech: firstSpeech, levels: levels, bands: bands,
-                                  coherence: coherence, noEcho: noEcho) {
+                                  coherence: coherence, pitch: pitch, noEcho: noEcho) {
             emitDecision(bargeIn!, isSuspicion: false)
             if bargeInStartsSpeech { output.startSpeech(framesBack: frame - bargeIn!.runStartFrame) }
         }
@@ -449,19 +454,19 @@ final class ProcessingChain {
         let suspected = bargeIn == nil ? firstSpeech : speech && speechGate.allowsBargeIn(
             convergedDecibels: suspicion!.settings.convergedDecibels, waiveConvergence: suspicion!.waivesConvergence)
         if decide(&suspicion!, frame: frame, playing: playing, speech: suspected, levels: levels, bands: bands,
-                  coherence: coherence, noEcho: noEcho) {
+                  coherence: coherence, pitch: pitch, noEcho: noEcho) {
             emitDecision(suspicion!, isSuspicion: true)
         }
     }
 
     private func decide(_ detector: inout BargeInDetector, frame: Int, playing: Bool, speech: Bool,
                         levels: (output: Float, echo: Float, mic: Float, reference: Float), bands: Float,
-                        coherence: Float, noEcho: Bool) -> Bool {
+                        coherence: Float, pitch: BargeInPitch.Frame, noEcho: Bool) -> Bool {
         detector.process(frame: frame, playing: playing, speech: speech,
                          aboveResidualDecibels: levels.output - speechGate.residualLevel,
                          belowReductionDecibels: speechGate.echoReduction - (levels.echo - levels.output),
                          level: levels.output, mic: levels.mic, reference: levels.reference, bandExcess: bands,
-                         coherence: coherence, noEcho: noEcho)
+                         coherence: coherence, pitch: pitch, noEcho: noEcho)
     }
 
     private func emitDecision(_ detector: BargeInDetector, isSuspicion: Bool) {

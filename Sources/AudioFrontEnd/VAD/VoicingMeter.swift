@@ -20,6 +20,9 @@ final class VoicingMeter {
     private let ordered: UnsafeMutableBufferPointer<Float>
     private let energy: UnsafeMutableBufferPointer<Float>
     private var next = 0
+    /// The lag (in analysed samples, about 1/8000 s each) of the last ``periodicity()``'s highest correlation;
+    /// 0 when it found none.
+    private(set) var bestLag = 0
     private var partial: Float = 0
     private var partialCount = 0
     private var lowPass: (Biquad, Biquad)
@@ -69,6 +72,7 @@ final class VoicingMeter {
         (ordered.baseAddress! + older).update(from: ring.baseAddress!, count: next)
         energy[0] = 0
         for i in 0..<n { energy[i + 1] = energy[i] + ordered[i] * ordered[i] }
+        bestLag = 0
         guard energy[n] > 1e-6 else { return 0 }
         var best: Float = 0
         let base = UnsafeRawPointer(ordered.baseAddress!)
@@ -91,7 +95,10 @@ final class VoicingMeter {
             guard sum > 0 else { continue }
             let power = (energy[n] - energy[lag]) * energy[n - lag]
             guard power > 0 else { continue }
-            best = max(best, sum * sum / power)
+            if sum * sum / power > best {
+                best = sum * sum / power
+                bestLag = lag
+            }
         }
         return best.squareRoot()
     }
@@ -102,6 +109,7 @@ final class VoicingMeter {
         lowPass.1.clear()
         ring.update(repeating: 0)
         next = 0
+        bestLag = 0
         partial = 0
         partialCount = 0
     }

@@ -1,0 +1,96 @@
+@testable import AudioFrontEnd
+import Foundation
+import XCTest
+
+/// The pitch veto (``BargeInPitch``, ``FrontEndConfiguration/BargeIn/pitchMatchLimit``): a distorted echo keeps
+/// the reference's period, a talker has their own, and a test whose voiced frames mostly match decides nothing.
+final class BargeInPitchTests: XCTestCase {
+    private let rate = 16000
+
+    /// `frames` 10 ms frames of a voiced sound at `pitch` Hz (eight harmonics, falling 3 dB each), `shape` applied
+    /// to each sample (in -1...1), from sample `start`.
+    private func voice(pitch: Double, frames: Int, start: Int = 0, shape: (Double) -> Double = { $0 }) -> [[Int16]] {
+        (0..<frames).map { f in
+            (0..<rate / 100).map { i in
+                let t = Double(start + f * rate / 100 + i) / Double(rate)
+                let x = (1...8).reduce(0.0) { $0 + pow(0.7, Double($1 - 1)) * sin(2 * .pi * pitch * Double($1) * t) }
+                return Int16(max(-32767, min(32767, 32767 * 0.3 * shape(x / 2.5))))
+            }
+        }
+    }
+
+    /// Voiced and matched frames over `output` against `reference`, after the first 4 (the meters' 40 ms).
+    private func count(output: [[Int16]], reference: [[Int16]]) -> (voiced: Int, matched: Int) {
+        let pitch = BargeInPitch(sampleRate: rate)
+        var counts = (voiced: 0, matched: 0)
+        for (index, (o, r)) in zip(output, reference).enumerated() {
+            let frame = o.withUnsafeBufferPointer { o in
+                r.withUnsafeBufferPointer { r in pitch.update(output: o, reference: r, analyse: true) }
+            }
+            guard index >= 4, frame.voiced else { continue }
+            counts.voiced += 1
+            if frame.matched { counts.matched += 1 }
+        }
+        return counts
+    }
+
+    func testLagsMatchWithinFourPercentOrAnOctave() {
+        XCTAssertTrue(BargeInPitch.samePitch(50, 50))
+        XCTAssertTrue(BargeInPitch.samePitch(50, 52))
+        XCTAssertFalse(BargeInPitch.samePitch(50, 55))
+        XCTAssertTrue(BargeInPitch.samePitch(100, 50))
+        XCTAssertTrue(BargeInPitch.samePitch(50, 100))
+        XCTAssertFalse(BargeInPitch.samePitch(50, 75))
+        XCTAssertFalse(BargeInPitch.samePitch(0, 50))
+    }
+
+    func testAClippedEchoKeepsTheReferencesPitchAndATalkerDoesNot() {
+        let reference = voice(pitch: 120, frames: 100)
+        let clipped = voice(pitch: 120, frames: 100, start: 37) { tanh(4 * $0) - 0.8 * $0 }
+        let echo = count(output: clipped, reference: reference)
+        XCTAssertGreaterThan(echo.voiced, 80)
+        XCTAssertGreaterThan(echo.matched, echo.voiced * 9 / 10, "the distorted echo at the reference's pitch")
+        let talker = count(output: voice(pitch: 175, frames: 100), reference: reference)
+        XCTAssertGreaterThan(talker.voiced, 80)
+        XCTAssertEqual(talker.matched, 0, "a talker at 175 Hz against a 120 Hz reference")
+        let silence = count(output: voice(pitch: 120, frames: 100) { _ in 0 }, reference: reference)
+        XCTAssertEqual(silence.voiced, 0, "an unvoiced output is no evidence either way")
+    }
+
+    /// A talker past every other test, its frames voiced in both at the same pitch (`matched`) or not.
+    private func decisions(limit: Float, matched: Bool) -> Int {
+        var settings = FrontEndConfiguration.BargeIn()
+        settings.bandWeight = 0
+        settings.marginWarmUpMilliseconds = 0
+        settings.pitchMatchLimit = limit
+        var gate = EchoSpeechGate(FrontEndConfiguration.EchoGate())
+        var detector = BargeInDetector(settings)
+        var decided = 0
+        for frame in 0..<360 {
+            let talking = frame >= 300
+            let (mic, output, echo): (Float, Float, Float) = talking ? (-20, -37, -30) : (-30, -52, -30)
+            _ = gate.allowsSpeech(reference: -20, mic: mic, echoEstimate: echo, output: output)
+            if detector.judge(after: gate, frame: frame, reference: -20, mic: mic, echo: echo, output: output,
+                              voice: talking, pitch: .init(voiced: talking, matched: talking && matched)) {
+                decided += 1
+            }
+        }
+        return decided
+    }
+
+    func testATestAtTheReferencesPitchDecidesNothing() {
+        XCTAssertEqual(decisions(limit: 0, matched: true), 1, "without the veto the talker is decided")
+        XCTAssertEqual(decisions(limit: 0.5, matched: true), 0, "every voiced frame at the reference's pitch")
+        XCTAssertEqual(decisions(limit: 0.5, matched: false), 1, "a pitch of its own")
+    }
+
+    func testBadPitchLimit() {
+        for value: Float in [-0.1, 1.5, .nan] {
+            var settings = FrontEndConfiguration.BargeIn()
+            settings.pitchMatchLimit = value
+            XCTAssertThrowsError(try settings.validate()) { error in
+                XCTAssertTrue("\(error)".contains("pitchMatchLimit"), "\(error)")
+            }
+        }
+    }
+}
