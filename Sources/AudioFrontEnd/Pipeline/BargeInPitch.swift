@@ -34,14 +34,15 @@ final class BargeInPitch {
         for sample in frameReference { reference.add(Double(sample) / 32768) }
         guard analyse, reference.periodicity() >= Self.voicedPeriodicity,
               output.periodicity() >= Self.voicedPeriodicity else { return Frame() }
-        return Frame(voiced: true, matched: Self.samePitch(output.bestLag, reference.bestLag))
+        return Frame(voiced: true, matched: Self.samePitch(output.fundamentalLag(), reference.fundamentalLag()))
     }
 
-    /// Lags within 4 % (at least one sample) of each other, or of twice or half the other (the correlation's
-    /// octave errors).
+    /// Periods within 4 % of the longer (at least one sample), or the longer within that of twice the shorter (an
+    /// octave: a voice's period doubling, or a period the meter missed). Symmetric in its arguments.
     static func samePitch(_ a: Int, _ b: Int) -> Bool {
         guard a > 0, b > 0 else { return false }
-        let tolerance = max(1, Float(a) * 0.04)
-        return abs(Float(a - b)) <= tolerance || abs(Float(a - 2 * b)) <= tolerance || abs(Float(2 * a - b)) <= 2 * tolerance
+        let (shorter, longer) = (min(a, b), max(a, b))
+        let tolerance = max(1, Float(longer) * 0.04)
+        return Float(longer - shorter) <= tolerance || abs(Float(longer - 2 * shorter)) <= tolerance
     }
 }

@@ -19,9 +19,13 @@ final class VoicingMeter {
     /// The ring in time order, and its running energy (`energy[i]` = sum of the first `i` squares).
     private let ordered: UnsafeMutableBufferPointer<Float>
     private let energy: UnsafeMutableBufferPointer<Float>
+    /// The last ``periodicity()``'s squared normalized correlation per lag (index `lag - minimumLag`; 0 where
+    /// negative), for ``fundamentalLag()``.
+    private let scores: UnsafeMutableBufferPointer<Float>
     private var next = 0
     /// The lag (in analysed samples, about 1/8000 s each) of the last ``periodicity()``'s highest correlation;
-    /// 0 when it found none.
+    /// 0 when it found none. Often a multiple of the period (the correlation of a voice whose cycles alternate in
+    /// shape peaks higher at two or three periods than at one); ``fundamentalLag()`` is the period.
     private(set) var bestLag = 0
     private var partial: Float = 0
     private var partialCount = 0
@@ -43,12 +47,15 @@ final class VoicingMeter {
         ordered.initialize(repeating: 0)
         energy = .allocate(capacity: window + 1)
         energy.initialize(repeating: 0)
+        scores = .allocate(capacity: maximumLag - minimumLag + 1)
+        scores.initialize(repeating: 0)
     }
 
     deinit {
         ring.deallocate()
         ordered.deallocate()
         energy.deallocate()
+        scores.deallocate()
     }
 
     /// Takes the next input sample. Real-time safe.
@@ -92,15 +99,32 @@ final class VoicingMeter {
                 sum += ordered[lag + i] * ordered[i]
                 i += 1
             }
+            scores[lag - minimumLag] = 0
             guard sum > 0 else { continue }
             let power = (energy[n] - energy[lag]) * energy[n - lag]
             guard power > 0 else { continue }
+            scores[lag - minimumLag] = sum * sum / power
             if sum * sum / power > best {
                 best = sum * sum / power
                 bestLag = lag
             }
         }
         return best.squareRoot()
+    }
+
+    /// The last ``periodicity()``'s period: the shortest lag whose correlation is a local peak within
+    /// `tolerance` (a fraction) of the highest, so a period, not a multiple of it; 0 when it found none.
+    /// Real-time safe.
+    func fundamentalLag(tolerance: Float = 0.15) -> Int {
+        guard bestLag > 0 else { return 0 }
+        let best = scores[bestLag - minimumLag]
+        let floor = best * (1 - tolerance) * (1 - tolerance)
+        for index in 0..<(bestLag - minimumLag) where scores[index] >= floor {
+            let left = index > 0 ? scores[index - 1] : 0
+            let right = scores[index + 1]
+            if scores[index] >= left && scores[index] >= right { return index + minimumLag }
+        }
+        return bestLag
     }
 
     /// Forgets the signal. Real-time safe.
@@ -110,6 +134,7 @@ final class VoicingMeter {
         ring.update(repeating: 0)
         next = 0
         bestLag = 0
+        scores.update(repeating: 0)
         partial = 0
         partialCount = 0
     }

@@ -44,6 +44,40 @@ final class BargeInPitchTests: XCTestCase {
         XCTAssertFalse(BargeInPitch.samePitch(0, 50))
     }
 
+    func testSamePitchIsSymmetric() {
+        for a in 10...140 {
+            for b in 10...140 {
+                XCTAssertEqual(BargeInPitch.samePitch(a, b), BargeInPitch.samePitch(b, a), "\(a) and \(b)")
+            }
+        }
+        XCTAssertTrue(BargeInPitch.samePitch(48, 100), "an octave within 4 % of the longer")
+        XCTAssertFalse(BargeInPitch.samePitch(45, 100))
+    }
+
+    /// A 250 Hz voice whose cycles come loud, soft, soft (shimmer): it repeats exactly only every third cycle.
+    private func shimmer(frames: Int) -> [[Int16]] {
+        voice(pitch: 250, frames: frames).enumerated().map { f, frame in
+            frame.enumerated().map { i, sample in
+                let cycle = (f * rate / 100 + i) * 250 / rate
+                return cycle % 3 == 0 ? sample : Int16(Float(sample) * 0.75)
+            }
+        }
+    }
+
+    func testTheMeterFindsThePeriodNotAMultipleOfIt() {
+        let meter = VoicingMeter(sampleRate: rate, cutoffHz: 1000)
+        for frame in shimmer(frames: 10) { for sample in frame { meter.add(Double(sample) / 32768) } }
+        XCTAssertGreaterThan(meter.periodicity(), 0.9)
+        XCTAssertEqual(meter.bestLag, 96, "the highest correlation three periods away (at 8 kHz)")
+        XCTAssertEqual(meter.fundamentalLag(), 32, "the period: 8000 / 250")
+    }
+
+    func testAnEchoWithShimmerStillMatchesTheReference() {
+        let echo = count(output: shimmer(frames: 100), reference: voice(pitch: 250, frames: 100))
+        XCTAssertGreaterThan(echo.voiced, 80)
+        XCTAssertGreaterThan(echo.matched, echo.voiced * 9 / 10, "three periods against one is the same pitch")
+    }
+
     func testAClippedEchoKeepsTheReferencesPitchAndATalkerDoesNot() {
         let reference = voice(pitch: 120, frames: 100)
         let clipped = voice(pitch: 120, frames: 100, start: 37) { tanh(4 * $0) - 0.8 * $0 }
