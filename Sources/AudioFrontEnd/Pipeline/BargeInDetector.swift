@@ -37,16 +37,9 @@ struct BargeInDetector {
     private var gainFrames = 0
     /// The mic's excess over the predicted echo, summed over the run's counted frames (each at most 20 dB), dB.
     private var runExcess: Float = 0
-    /// The output's coherence with the reference (``BargeInCoherence``) summed over every frame since the run's
-    /// and since the sequential test's first frame (``FrontEndConfiguration/BargeIn/coherenceLimit``).
-    private var runCoherence: Float = 0
-    private var evidenceCoherence: Float = 0
-    /// Frames voiced in both the output and the reference, and those of them at the same pitch (``BargeInPitch``),
-    /// since the run's and since the sequential test's first frame (``FrontEndConfiguration/BargeIn/pitchMatchLimit``).
-    private var runPitch = (voiced: 0, matched: 0)
-    private var evidencePitch = (voiced: 0, matched: 0)
-    /// Voiced frames a test needs before the pitch veto applies.
-    static let pitchMinimumFrames = 5
+    /// How much the frames since the run's and since the sequential test's first frame look like the echo.
+    private var runLikeness = BargeInEchoLikeness()
+    private var evidenceLikeness = BargeInEchoLikeness()
 
     /// The envelope's decay per frame, dB (60 dB in ``FrontEndConfiguration/BargeIn/reverberationMilliseconds``).
     private let decayPerFrame: Float
@@ -138,11 +131,9 @@ struct BargeInDetector {
         }
         if evidence == 0 {
             evidenceStartFrame = frame
-            evidenceCoherence = 0
-            evidencePitch = (0, 0)
+            evidenceLikeness = BargeInEchoLikeness()
         }
-        evidenceCoherence += coherence
-        Self.add(pitch, to: &evidencePitch)
+        evidenceLikeness.add(coherence: coherence, pitch: pitch)
         if counted {
             evidence += min(excess, 20) - settings.evidenceOffsetDecibels
             evidenceFrames += 1
@@ -159,16 +150,13 @@ struct BargeInDetector {
             if runFrames == 0 {
                 runStartFrame = frame
                 runExcess = 0
-                runCoherence = 0
-                runPitch = (0, 0)
+                runLikeness = BargeInEchoLikeness()
             }
             runFrames += 1
             runExcess += min(excess, 20)
-            runCoherence += coherence
-            Self.add(pitch, to: &runPitch)
+            runLikeness.add(coherence: coherence, pitch: pitch)
         } else if runFrames > 0 {
-            runCoherence += coherence
-            Self.add(pitch, to: &runPitch)
+            runLikeness.add(coherence: coherence, pitch: pitch)
             missedFrames += 1
             if missedFrames > gapFrames {
                 runFrames = 0
@@ -178,15 +166,12 @@ struct BargeInDetector {
         // Long enough, and (once the path gain is known) the mic on average above the echo it would hold alone;
         // or the sequential test's evidence strong enough.
         // Either only while the output, on average since the test's first frame, does not follow the reference.
-        let limit = settings.coherenceLimit
         let run = runFrames >= minimumFrames
             && (gainFrames < Self.gainWarmUpFrames || runExcess >= settings.micExcessDecibels * Float(runFrames))
-            && (limit == 0 || runCoherence <= limit * Float(frame - runStartFrame + 1))
-            && !leaksAtReferencePitch(runPitch)
+            && !runLikeness.followsReference(settings)
         let sequential = !noEcho && settings.evidenceDecibels > 0 && gainFrames >= evidenceWarmUpFrames
             && evidenceFrames >= evidenceMinimumFrames && evidence >= settings.evidenceDecibels
-            && (limit == 0 || evidenceCoherence <= limit * Float(frame - evidenceStartFrame + 1))
-            && !leaksAtReferencePitch(evidencePitch)
+            && !evidenceLikeness.followsReference(settings)
         guard (run || sequential) && !holding else { return false }
         if !run { runStartFrame = evidenceStartFrame }
         evidence = 0
@@ -196,17 +181,5 @@ struct BargeInDetector {
         armed = false
         count += 1
         return true
-    }
-
-    private static func add(_ pitch: BargeInPitch.Frame, to counts: inout (voiced: Int, matched: Int)) {
-        guard pitch.voiced else { return }
-        counts.voiced += 1
-        if pitch.matched { counts.matched += 1 }
-    }
-
-    /// Whether a test's voiced frames speak at the reference's pitch more often than the limit allows.
-    private func leaksAtReferencePitch(_ counts: (voiced: Int, matched: Int)) -> Bool {
-        settings.pitchMatchLimit > 0 && counts.voiced >= Self.pitchMinimumFrames
-            && Float(counts.matched) > settings.pitchMatchLimit * Float(counts.voiced)
     }
 }
