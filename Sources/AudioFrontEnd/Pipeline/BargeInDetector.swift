@@ -66,7 +66,8 @@ struct BargeInDetector {
         aboveResidualDecibels >= settings.nearToResidualDecibels && belowReductionDecibels >= settings.echoMarginDecibels
     }
 
-    /// Takes frame `frame` (its index on the gate's timeline) and returns true when it completes a barge-in.
+    /// Takes frame `frame` (its index on the gate's timeline) and returns true when it completes a barge-in. Call
+    /// once per frame, in order: the coherence veto averages over the calls since a test's first frame.
     /// - Parameters:
     ///   - playing: the far end plays (the echo gate's ``EchoSpeechGate/isPlaybackActive``).
     ///   - speech: the voice detector found speech in the processed frame and the echo gate allowed it.

@@ -24,8 +24,8 @@ struct BargeInEchoLikeness {
     /// Whether the frames so far follow the reference: their mean coherence above the limit, or their voiced
     /// frames at the reference's pitch more often than the limit allows (each check off at 0).
     func followsReference(_ settings: FrontEndConfiguration.BargeIn) -> Bool {
-        settings.coherenceLimit > 0 && coherence > settings.coherenceLimit * Float(frames)
-            || settings.pitchMatchLimit > 0 && voiced >= Self.pitchMinimumFrames
-            && Float(matched) > settings.pitchMatchLimit * Float(voiced)
+        (settings.coherenceLimit > 0 && coherence > settings.coherenceLimit * Float(frames))
+            || (settings.pitchMatchLimit > 0 && voiced >= Self.pitchMinimumFrames
+                && Float(matched) > settings.pitchMatchLimit * Float(voiced))
     }
 }

@@ -3,7 +3,8 @@
 /// (``VoicingMeter``, below 1 kHz). A loudspeaker that distorts leaves a residual the linear cancellers cannot
 /// remove and the linear coherence (``BargeInCoherence``) does not see, but a memoryless distortion keeps the
 /// period of what it distorts: the residual is voiced at the reference's pitch. A talker has a pitch of their own.
-/// Tuning material (scenes' own `echo.wav` / `near.wav` against the aligned reference, frames voiced in both):
+/// Tuning material (scenes' own `echo.wav` / `near.wav` against the aligned reference, frames voiced in both;
+/// measured with the meters' highest correlation as the period, before ``VoicingMeter/fundamentalLag(tolerance:)``):
 /// the echo at the reference's pitch in 81-96 % of them (soft clipping, small loudspeaker, RT60 0.9 s, double talk),
 /// a talker in 11-25 % (chance and octaves).
 ///

@@ -20,7 +20,8 @@ final class VoicingMeter {
     private let ordered: UnsafeMutableBufferPointer<Float>
     private let energy: UnsafeMutableBufferPointer<Float>
     /// The last ``periodicity()``'s squared normalized correlation per lag (index `lag - minimumLag`; 0 where
-    /// negative), for ``fundamentalLag()``.
+    /// negative), for ``fundamentalLag()``; meaningful while ``bestLag`` > 0 (a silent frame leaves the earlier
+    /// scores).
     private let scores: UnsafeMutableBufferPointer<Float>
     private var next = 0
     /// The lag (in analysed samples, about 1/8000 s each) of the last ``periodicity()``'s highest correlation;
@@ -112,17 +113,17 @@ final class VoicingMeter {
         return best.squareRoot()
     }
 
-    /// The last ``periodicity()``'s period: the shortest lag whose correlation is a local peak within
-    /// `tolerance` (a fraction) of the highest, so a period, not a multiple of it; 0 when it found none.
-    /// Real-time safe.
+    /// The last ``periodicity()``'s period: the shortest lag whose correlation is a local peak (higher than or
+    /// equal to both neighbours; the shortest lag has one, so it never counts) within `tolerance` (0..<1, a
+    /// fraction of the correlation) of the highest, so a period, not a multiple of it; ``bestLag`` when no shorter
+    /// peak comes that close; 0 when it found none. Real-time safe.
     func fundamentalLag(tolerance: Float = 0.15) -> Int {
-        guard bestLag > 0 else { return 0 }
+        guard bestLag > minimumLag else { return bestLag }
         let best = scores[bestLag - minimumLag]
         let floor = best * (1 - tolerance) * (1 - tolerance)
-        for index in 0..<(bestLag - minimumLag) where scores[index] >= floor {
-            let left = index > 0 ? scores[index - 1] : 0
-            let right = scores[index + 1]
-            if scores[index] >= left && scores[index] >= right { return index + minimumLag }
+        for index in 1..<(bestLag - minimumLag) where scores[index] >= floor
+            && scores[index] >= scores[index - 1] && scores[index] >= scores[index + 1] {
+            return index + minimumLag
         }
         return bestLag
     }

@@ -52,6 +52,8 @@ final class BargeInPitchTests: XCTestCase {
         }
         XCTAssertTrue(BargeInPitch.samePitch(48, 100), "an octave within 4 % of the longer")
         XCTAssertFalse(BargeInPitch.samePitch(45, 100))
+        XCTAssertTrue(BargeInPitch.samePitch(96, 100), "4 % of the longer")
+        XCTAssertFalse(BargeInPitch.samePitch(95, 100))
     }
 
     /// A 250 Hz voice whose cycles come loud, soft, soft (shimmer): it repeats exactly only every third cycle.
@@ -70,6 +72,28 @@ final class BargeInPitchTests: XCTestCase {
         XCTAssertGreaterThan(meter.periodicity(), 0.9)
         XCTAssertEqual(meter.bestLag, 96, "the highest correlation three periods away (at 8 kHz)")
         XCTAssertEqual(meter.fundamentalLag(), 32, "the period: 8000 / 250")
+    }
+
+    func testTheMeterHasNoPeriodForSilenceOrAfterAReset() {
+        let meter = VoicingMeter(sampleRate: rate, cutoffHz: 1000)
+        for frame in shimmer(frames: 10) { for sample in frame { meter.add(Double(sample) / 32768) } }
+        _ = meter.periodicity()
+        XCTAssertEqual(meter.fundamentalLag(), 32)
+        meter.reset()
+        XCTAssertEqual(meter.fundamentalLag(), 0, "after a reset")
+        for _ in 0..<640 { meter.add(0) }
+        XCTAssertEqual(meter.periodicity(), 0)
+        XCTAssertEqual(meter.fundamentalLag(), 0, "a silent window")
+    }
+
+    func testAClippedHighVoiceMatchesAndATalkerAFifthAboveDoesNot() {
+        let reference = voice(pitch: 320, frames: 100)
+        let clipped = count(output: voice(pitch: 320, frames: 100, start: 53) { tanh(4 * $0) }, reference: reference)
+        XCTAssertGreaterThan(clipped.voiced, 80)
+        XCTAssertGreaterThan(clipped.matched, clipped.voiced * 9 / 10, "a clipped 320 Hz echo")
+        let fifth = count(output: voice(pitch: 180, frames: 100), reference: voice(pitch: 120, frames: 100))
+        XCTAssertGreaterThan(fifth.voiced, 80)
+        XCTAssertLessThan(fifth.matched, fifth.voiced / 10, "a talker at 1.5 x the reference's pitch")
     }
 
     func testAnEchoWithShimmerStillMatchesTheReference() {
