@@ -15,8 +15,11 @@ after its end) is a false barge-in.
 
 Echo only: the far-end-only scenes (echo, echo_hard, drift, path_change: 10 minutes a half), each played
 `--loops` (3) times in a row at 16 kHz through one front end — one device in one room playing answer after
-answer, the first seconds of playback and of the canceller included — 30 minutes of the half's rooms. Every
-decision there is a false barge-in. Writes OUT/HALF/bargein.json and prints the summary.
+answer, the first seconds of playback and of the canceller included — 30 minutes of the half's rooms. At each
+seam the next loop's mic also holds the echo the previous loop's playback still produces (the bulk delay's worth
+and the room's tail, which the render cuts off: re-rendered from the scene's spec, checked against echo.wav and
+cached in OUT/HALF/looped/ID/echo_tail.*; see seam_tail), so the echo never vanishes while the reference plays
+on. Every decision there is a false barge-in. Writes OUT/HALF/bargein.json and prints the summary.
 
 After a decision (interrupts, `--after-decision stop`, the default): the device stops the answer, as the SDK does
 (issue 14 part 4), so the scene is replayed closed-loop: from one device buffer after the decision the reference
@@ -41,6 +44,7 @@ from scipy import signal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import render  # noqa: E402
 import rooms  # noqa: E402
 import synth  # noqa: E402
 
@@ -51,6 +55,9 @@ ONSET_PLAYING_TAIL_S = 0.3
 WINDOW_BEFORE_S, WINDOW_AFTER_S, UTTERANCE_TAIL_S = 0.2, 2.0, 0.5
 RATE = 16000
 RESPONSE_S = 0.5
+TAIL_MARGIN_S = 0.5
+TAIL_CHECK_LSB = 2.0
+TAIL_LEAD_S = 0.01
 
 
 def run_afe(afe, mic, reference, args, out_dir):
@@ -93,14 +100,65 @@ def load16(path):
     return np.clip(np.round(synth.resample(x[:, 0], rate, RATE) * 32768), -32768, 32767).astype(np.int16)
 
 
-def looped(scene_dir, loops, out_dir):
+def seam_tail(scene_dir, truth, cache_dir):
+    """The echo the scene's playback still produces after the scene's end (channel 1, int16 at 16 kHz, starting
+    TAIL_LEAD_S before the end): what the render cuts off at its last sample (the bulk delay's worth of the echo
+    of the last played samples, the room's reverberation tail). Re-rendered from the scene's spec by
+    render.echo_continuation (the far end silent after the end: it stops there, and the next loop's reference
+    starts afresh) over the bulk delay + the impulse response + TAIL_MARGIN_S, its first n samples checked
+    against echo.wav (within TAIL_CHECK_LSB, else an error: the tail would not continue this scene's echo). The
+    tail is quantized at the scene's rate and resampled as load16 does, from TAIL_LEAD_S of silence before it
+    (the resampler's filter spreads its onset over the samples before the seam as well). Cached in `cache_dir`
+    (echo_tail.wav at the scene's rate and echo_tail.json, keyed by echo.wav's SHA-256 from truth.json)."""
+    spec = truth["spec"]
+    rate = spec["rate"]
+    n = int(round(spec["duration_s"] * rate))
+    delay_ms = truth.get("bulk_delay_ms", spec["delay_ms"])
+    extra = int(np.ceil((delay_ms / 1000 + truth["ir_length_s"] + TAIL_MARGIN_S) * rate))
+    wav, meta_path = os.path.join(cache_dir, "echo_tail.wav"), os.path.join(cache_dir, "echo_tail.json")
+    key = truth.get("files", {}).get("echo.wav")
+    if key and os.path.exists(wav) and os.path.exists(meta_path):
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if meta.get("echo_sha256") == key and meta.get("tail_samples") == extra:
+            return load16(wav)
+    continued = render.echo_continuation(spec, extra)
+    stored = sf.read(os.path.join(scene_dir, "echo.wav"), dtype="int16", always_2d=True)[0]
+    difference = float(np.max(np.abs(continued[:n] * 32767.0 - stored)))  # synth.quantize's scale
+    if len(stored) != n or difference > TAIL_CHECK_LSB:
+        raise RuntimeError(f"{scene_dir}: the re-rendered echo differs from echo.wav by {difference:.2f} LSB "
+                           f"(limit {TAIL_CHECK_LSB}): no faithful continuation at the loop seams")
+    last = float(np.max(np.abs(continued[-int(0.05 * rate):, 0]))) * 32767.0
+    os.makedirs(cache_dir, exist_ok=True)
+    lead = np.zeros(int(round(TAIL_LEAD_S * rate)))  # the resampler's spill of the tail's onset before the seam
+    sf.write(wav, synth.quantize(np.concatenate([lead, continued[n:, 0]])), rate, subtype="PCM_16")
+    with open(meta_path, "w") as f:
+        json.dump({"echo_sha256": key, "rate": rate, "tail_samples": extra, "check_max_lsb": difference,
+                   "last_50ms_peak_lsb": last}, f, indent=1)
+    return load16(wav)
+
+
+def looped(scene_dir, loops, out_dir, truth=None):
     """The scene's mic and reference (channel 1, 16 kHz) `loops` times in a row: one device in one room playing
-    answer after answer."""
+    answer after answer. At each seam the next loop's mic also gets the echo the previous loop's playback still
+    produces (seam_tail: without it the echo would vanish for the bulk delay while the reference plays on)."""
     os.makedirs(out_dir, exist_ok=True)
     mic, ref = load16(os.path.join(scene_dir, "mic.wav")), load16(os.path.join(scene_dir, "reference.wav"))
     n = min(len(mic), len(ref))
+    mic = np.tile(mic[:n], loops)
+    if loops > 1:
+        if truth is None:
+            with open(os.path.join(scene_dir, "truth.json")) as f:
+                truth = json.load(f)
+        tail = seam_tail(scene_dir, truth, out_dir).astype(np.int32)
+        lead = int(round(TAIL_LEAD_S * RATE))
+        tail = tail[:lead + n]
+        mic = mic.astype(np.int32)
+        for k in range(1, loops):
+            mic[k * n - lead:k * n - lead + len(tail)] += tail
+        mic = np.clip(mic, -32768, 32767).astype(np.int16)
     paths = os.path.join(out_dir, "mic.wav"), os.path.join(out_dir, "reference.wav")
-    sf.write(paths[0], np.tile(mic[:n], loops), RATE, subtype="PCM_16")
+    sf.write(paths[0], mic, RATE, subtype="PCM_16")
     sf.write(paths[1], np.tile(ref[:n], loops), RATE, subtype="PCM_16")
     return paths
 
@@ -258,7 +316,7 @@ def main():
 
     if a.part in ("echo", "all"):
         echo_scenes = [s for s in all_scenes if s[2]["spec"]["kind"] in ECHO_KINDS]
-        runs = [(sid,) + looped(d, a.loops, os.path.join(out, "looped", sid)) for sid, d, _ in echo_scenes]
+        runs = [(sid,) + looped(d, a.loops, os.path.join(out, "looped", sid), truth) for sid, d, truth in echo_scenes]
         n_false, seconds_total = 0, 0.0
         for name, mic, ref in runs:
             decisions, seconds = run_afe(a.afe, mic, ref, args, os.path.join(out, "echo", name))

@@ -145,8 +145,13 @@ def noise(spec, rate, n, level_dbfs):
     return np.stack([x, np.concatenate([np.zeros(2), x[:-2]])], axis=1)
 
 
-def render(spec):
-    """Signals (float, n x channels) and the truth dict for one spec."""
+def render(spec, extra=0):
+    """Signals (float, n x channels) and the truth dict for one spec.
+
+    extra > 0 (samples): the echo also goes on for `extra` samples after the scene's end, in
+    signals["echo_continued"] (n + extra x channels, scaled as "echo"): the far end as placed in the n samples
+    and silent after them (it stops at the scene's end; what it played still arrives). Everything else is computed
+    from the first n samples as without it (equal to float rounding: the longer convolutions round differently)."""
     rate, ch = spec["rate"], spec["channels"]
     n = int(round(spec["duration_s"] * rate))
     rr = sub_rng(spec, "room")
@@ -168,10 +173,11 @@ def render(spec):
     if spec["far"]:
         played, texts = far_end(spec, rate, n)
         truth["far_texts"] = texts
-        emitted, steps = loudspeaker(spec, played, rate, n)
-        echo, h, change = echo_path(spec, room, emitted, rate, n)
+        emitted, steps = loudspeaker(spec, np.pad(played, (0, extra)), rate, n + extra)
+        continued, h, change = echo_path(spec, room, emitted, rate, n + extra)
+        echo = continued[:n]
         target = spec["echo_dbfs"] if spec["ser_db"] is None else spec["near_dbfs"] - spec["ser_db"]
-        echo *= synth.amp(target - synth.active_level_dbfs(echo[:, 0], rate))
+        continued *= synth.amp(target - synth.active_level_dbfs(echo[:, 0], rate))
         truth["volume_steps"] = steps
         truth["path_change"] = change
         truth["rt60_measured_s"] = rooms.measured_rt60(h[0], rate)
@@ -214,4 +220,14 @@ def render(spec):
     signals = {"mic": mic, "near": near, "echo": echo, "noise": noise_all}
     # Without a far end the device still pushes its (silent) playback, as a loopback reference does.
     signals["reference"] = (played if played is not None else np.zeros(n))[:, None]
+    if extra:
+        signals["echo_continued"] = (continued if spec["far"] else np.zeros((n + extra, ch))) * scale
     return signals, labels, echo_active, truth
+
+
+def echo_continuation(spec, extra):
+    """The scene's echo (n + extra samples x channels, scaled as render() scales it) going on for `extra` samples
+    after the scene's end, where render() cuts it off: the far end plays what the scene plays and stops at its end;
+    the echo of what it played still arrives (the bulk delay, the room's tail). The first n samples are the
+    scene's echo to float rounding."""
+    return render(spec, extra)[0]["echo_continued"]

@@ -13,6 +13,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bargein  # noqa: E402
 import bargein_coherence  # noqa: E402
 import bargein_wer  # noqa: E402
+import generate  # noqa: E402
+import matrix  # noqa: E402
+import render  # noqa: E402
 import rooms  # noqa: E402
 
 
@@ -146,6 +149,90 @@ class InterruptingSpeechWerTests(unittest.TestCase):
         (wer, words, acted), ran = self.judged(None)
         self.assertEqual((wer, words, acted), (0.5, 2, []))
         self.assertEqual(ran, [("open", "mic.wav")])
+
+
+class LoopSeamTests(unittest.TestCase):
+    """bargein.looped's seams: the next loop's mic also holds the echo the previous loop's playback still produces
+    (the render cuts it off at the scene's end), re-rendered from the scene's spec (render.echo_continuation)."""
+    scenes = (("tune", "echo_music"), ("test", "echo_small_speaker"), ("test", "path_moved"), ("test", "drift_m100"))
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.TemporaryDirectory()
+        for half, sid in cls.scenes:
+            generate.write_scenario((matrix.by_id(half, [sid])[0], cls.folder.name))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.folder.cleanup()
+
+    def scene(self, half, sid):
+        d = os.path.join(self.folder.name, half, sid)
+        with open(os.path.join(d, "truth.json")) as f:
+            return d, json.load(f)
+
+    def test_the_continued_echo_is_the_scenes_echo_then_its_tail(self):
+        # Music; small speaker with volume steps, 2 channels and headroom scaling; a path change; clock drift.
+        for half, sid in self.scenes:
+            d, truth = self.scene(half, sid)
+            spec = truth["spec"]
+            rate, n = spec["rate"], int(round(spec["duration_s"] * spec["rate"]))
+            extra = int((truth["bulk_delay_ms"] / 1000 + truth["ir_length_s"] + 0.5) * rate)
+            continued = render.echo_continuation(spec, extra)
+            stored = sf.read(os.path.join(d, "echo.wav"), dtype="int16", always_2d=True)[0]
+            self.assertEqual(continued.shape, (n + extra, spec["channels"]))
+            # Before 16-bit quantization: within float rounding of half an LSB.
+            self.assertLess(np.max(np.abs(continued[:n] * 32767 - stored)), 0.5001, sid)
+            self.assertLess(np.max(np.abs(continued[-int(0.05 * rate):])) * 32767, 0.01, sid)  # the tail has ended
+        d, truth = self.scene("tune", "echo_music")
+        rate = truth["spec"]["rate"]
+        tail = render.echo_continuation(truth["spec"], rate)[30 * rate:, 0]
+        self.assertGreater(np.sqrt(np.mean(tail[:rate // 4] ** 2)), 0.01)  # music plays to the end: a loud tail
+
+    def test_one_loop_is_the_scene_as_before(self):
+        d, truth = self.scene("tune", "echo_music")
+        with tempfile.TemporaryDirectory() as out, \
+                mock.patch.object(bargein.render, "echo_continuation", side_effect=AssertionError("rendered")):
+            mic, ref = bargein.looped(d, 1, out, truth)
+            self.assertTrue(np.array_equal(sf.read(mic, dtype="int16")[0], bargein.load16(os.path.join(d, "mic.wav"))))
+            self.assertTrue(np.array_equal(sf.read(ref, dtype="int16")[0],
+                                           bargein.load16(os.path.join(d, "reference.wav"))))
+
+    def test_the_echo_goes_on_over_the_seams(self):
+        d, truth = self.scene("tune", "echo_music")
+        scene_mic = bargein.load16(os.path.join(d, "mic.wav"))
+        n, lead, quarter = len(scene_mic), int(bargein.TAIL_LEAD_S * bargein.RATE), bargein.RATE // 4
+        with tempfile.TemporaryDirectory() as out:
+            mic_path, ref_path = bargein.looped(d, 3, out, truth)
+            mic = sf.read(mic_path, dtype="int16")[0].astype(np.float64)
+            ref = sf.read(ref_path, dtype="int16")[0]
+            level = lambda x: 10 * np.log10(np.mean((x / 32768) ** 2))
+            for seam in (n, 2 * n):
+                before, after = level(mic[seam - quarter:seam]), level(mic[seam:seam + quarter])
+                # The echo is there on both sides (the scene's own start holds no echo for the bulk delay: the
+                # mic's first 250 ms are over 20 dB below its last).
+                self.assertGreater(after, before - 6, f"seam at {seam / bargein.RATE} s")
+            self.assertLess(level(scene_mic[:quarter].astype(np.float64)), level(mic[n - quarter:n]) - 20)
+            self.assertTrue(os.path.exists(os.path.join(out, "echo_tail.wav")))
+            with mock.patch.object(bargein.render, "echo_continuation", side_effect=AssertionError("not cached")):
+                again = sf.read(bargein.looped(d, 3, out, truth)[0], dtype="int16")[0]
+        self.assertTrue(np.array_equal(again, mic))
+        self.assertTrue(np.array_equal(ref, np.tile(bargein.load16(os.path.join(d, "reference.wav")), 3)))
+        self.assertTrue(np.array_equal(mic[:n - lead], scene_mic[:n - lead]))  # the first loop as the scene
+        # After the tail the next loop is the scene again.
+        self.assertTrue(np.array_equal(mic[2 * n + 3 * bargein.RATE:], scene_mic[3 * bargein.RATE:]))
+
+    def test_an_echo_that_the_spec_does_not_reproduce_is_refused(self):
+        d, truth = self.scene("test", "echo_small_speaker")
+        with tempfile.TemporaryDirectory() as out:
+            changed = os.path.join(out, "scene")
+            os.makedirs(changed)
+            for name in ("mic.wav", "reference.wav"):
+                os.symlink(os.path.join(d, name), os.path.join(changed, name))
+            echo, rate = sf.read(os.path.join(d, "echo.wav"), always_2d=True)
+            sf.write(os.path.join(changed, "echo.wav"), 0.99 * echo, rate, subtype="PCM_16")
+            with self.assertRaisesRegex(RuntimeError, "no faithful continuation"):
+                bargein.looped(changed, 2, os.path.join(out, "looped"), truth)
 
 
 if __name__ == "__main__":
