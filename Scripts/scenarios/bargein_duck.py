@@ -70,14 +70,24 @@ class ArrayScene(bargein.StoppedScene):
         return paths
 
 
-def looped_scene(scene_dir, truth, loops):
-    """The echo-only scene `loops` times in a row at 16 kHz (mic, reference and echo, channel 1) as an ArrayScene."""
+def looped_scene(scene_dir, truth, loops, cache_dir):
+    """The echo-only scene `loops` times in a row at 16 kHz (mic, reference and echo, channel 1) as an ArrayScene;
+    at each seam the mic and the echo also get the echo the previous loop's playback still produces
+    (bargein.seam_tail, cached in `cache_dir`), as in bargein.looped."""
     def read(name):
         x, rate = bargein.sf.read(os.path.join(scene_dir, name), dtype="float64", always_2d=True)
         return synth.resample(x[:, 0], rate, RATE)
     mic, ref, echo = read("mic.wav"), read("reference.wav"), read("echo.wav")
     n = min(len(mic), len(ref), len(echo))
-    return ArrayScene(np.tile(mic[:n], loops), np.tile(ref[:n], loops), np.tile(echo[:n], loops), RATE, truth)
+    mic, ref, echo = np.tile(mic[:n], loops), np.tile(ref[:n], loops), np.tile(echo[:n], loops)
+    if loops > 1:
+        lead = int(round(bargein.TAIL_LEAD_S * RATE))
+        tail = bargein.seam_tail(scene_dir, truth, cache_dir)[:lead + n] / 32768.0
+        for k in range(1, loops):
+            at = slice(k * n - lead, k * n - lead + len(tail))
+            mic[at] += tail
+            echo[at] += tail
+    return ArrayScene(mic, ref, echo, RATE, truth)
 
 
 def volume_curve(n, rate, stops, ducks, duck_gain):
@@ -210,7 +220,7 @@ def echo_only(a, all_scenes, strict_args, suspect, out, duck_gain):
     for sid, d, truth in all_scenes:
         if truth["spec"]["kind"] not in bargein.ECHO_KINDS:
             continue
-        scene = looped_scene(d, truth, a.loops)
+        scene = looped_scene(d, truth, a.loops, os.path.join(out, "echo", sid, "looped"))
         run = runner(a.afe, strict_args, suspect, os.path.join(out, "echo", sid))
         stops, ducks, _, _, seconds = duck_loop(run, scene, [], duck_gain, a.hold_s, os.path.join(out, "echo", sid, "scene"),
                                                 stops_silence=False)

@@ -222,6 +222,19 @@ class LoopSeamTests(unittest.TestCase):
         # After the tail the next loop is the scene again.
         self.assertTrue(np.array_equal(mic[2 * n + 3 * bargein.RATE:], scene_mic[3 * bargein.RATE:]))
 
+    def test_the_ducking_loop_carries_the_echo_over_the_seams_too(self):
+        import bargein_duck
+        d, truth = self.scene("tune", "echo_music")
+        with tempfile.TemporaryDirectory() as out:
+            scene = bargein_duck.looped_scene(d, truth, 3, out)
+            single = bargein_duck.looped_scene(d, truth, 1, out)
+        n, quarter = len(single.reference), bargein.RATE // 4
+        level = lambda x: 10 * np.log10(np.mean(x ** 2))
+        for seam in (n, 2 * n):
+            for x in (scene.mic[:, 0], scene.echo):
+                self.assertGreater(level(x[seam:seam + quarter]), level(x[seam - quarter:seam]) - 6, seam)
+        self.assertTrue(np.array_equal(scene.reference, np.tile(single.reference, 3)))
+
     def test_an_echo_that_the_spec_does_not_reproduce_is_refused(self):
         d, truth = self.scene("test", "echo_small_speaker")
         with tempfile.TemporaryDirectory() as out:
