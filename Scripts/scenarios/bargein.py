@@ -138,6 +138,16 @@ def seam_tail(scene_dir, truth, cache_dir):
     return load16(wav)
 
 
+def add_seam_tails(x, tail, n, loops):
+    """`x` (`loops` scenes of n samples in a row) with `tail` (seam_tail's, from TAIL_LEAD_S before the seam, cut
+    to one scene) added at every seam; returns x (changed in place)."""
+    lead = int(round(TAIL_LEAD_S * RATE))
+    tail = tail[:lead + n]
+    for k in range(1, loops):
+        x[k * n - lead:k * n - lead + len(tail)] += tail
+    return x
+
+
 def looped(scene_dir, loops, out_dir, truth=None):
     """The scene's mic and reference (channel 1, 16 kHz) `loops` times in a row: one device in one room playing
     answer after answer. At each seam the next loop's mic also gets the echo the previous loop's playback still
@@ -150,12 +160,7 @@ def looped(scene_dir, loops, out_dir, truth=None):
         if truth is None:
             with open(os.path.join(scene_dir, "truth.json")) as f:
                 truth = json.load(f)
-        tail = seam_tail(scene_dir, truth, out_dir).astype(np.int32)
-        lead = int(round(TAIL_LEAD_S * RATE))
-        tail = tail[:lead + n]
-        mic = mic.astype(np.int32)
-        for k in range(1, loops):
-            mic[k * n - lead:k * n - lead + len(tail)] += tail
+        mic = add_seam_tails(mic.astype(np.int32), seam_tail(scene_dir, truth, out_dir), n, loops)
         mic = np.clip(mic, -32768, 32767).astype(np.int16)
     paths = os.path.join(out_dir, "mic.wav"), os.path.join(out_dir, "reference.wav")
     sf.write(paths[0], mic, RATE, subtype="PCM_16")

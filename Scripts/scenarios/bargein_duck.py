@@ -81,12 +81,8 @@ def looped_scene(scene_dir, truth, loops, cache_dir):
     n = min(len(mic), len(ref), len(echo))
     mic, ref, echo = np.tile(mic[:n], loops), np.tile(ref[:n], loops), np.tile(echo[:n], loops)
     if loops > 1:
-        lead = int(round(bargein.TAIL_LEAD_S * RATE))
-        tail = bargein.seam_tail(scene_dir, truth, cache_dir)[:lead + n] / 32768.0
-        for k in range(1, loops):
-            at = slice(k * n - lead, k * n - lead + len(tail))
-            mic[at] += tail
-            echo[at] += tail
+        tail = bargein.seam_tail(scene_dir, truth, cache_dir) / 32768.0
+        mic, echo = (bargein.add_seam_tails(x, tail, n, loops) for x in (mic, echo))
     return ArrayScene(mic, ref, echo, RATE, truth)
 
 

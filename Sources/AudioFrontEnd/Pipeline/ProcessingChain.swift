@@ -89,6 +89,7 @@ final class ProcessingChain {
     private let bargeInBands: BargeInBands?
     /// The output's coherence with the reference (nil unless a decision has a ``FrontEndConfiguration/BargeIn/coherenceLimit``).
     private let bargeInCoherence: BargeInCoherence?
+    /// Whether the output speaks at the reference's pitch (nil unless a decision has a ``FrontEndConfiguration/BargeIn/pitchMatchLimit``).
     private let bargeInPitch: BargeInPitch?
     /// ``FrontEndConfiguration/EchoGate/startsOnBargeIn``.
     private let bargeInStartsSpeech: Bool
