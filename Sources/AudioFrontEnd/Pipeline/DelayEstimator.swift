@@ -22,8 +22,7 @@ import Darwin
 /// (10–70 ms off in 9 of the 25 echo scenes of the scenario matrix's tuning half); the phase transform whitens
 /// the harmonics away. The estimate reported is steadied by a ``DelayTracker``.
 ///
-/// Cost: two complex FFTs of ``fftLength`` (8192 at the default 1000 ms range: the windows as they are for
-/// ``EchoPresence``, the mic window tapered for the estimate, see ``micTaper``) and one of half that length (the
+/// Cost: a complex FFT of ``fftLength`` (8192 at the default 1000 ms range) and one of half that length (the
 /// real correlation's inverse, see ``correlation()``) every 0.128 s for the first
 /// estimate and 5 s after it, then every 0.256 s: a peak of about 3 million instructions in one frame of 26; from
 /// the 17th update on one more half-length inverse for ``EchoPresence`` and, once there is an estimate, one for
@@ -142,23 +141,6 @@ final class DelayEstimator {
     var confidenceThreshold: Float = 9
     /// Whether the mic holds an echo of the reference at all, from a spectrum of its own (see ``EchoPresence``).
     private let presence: EchoPresence
-    /// The rising half of a Hann window, applied to the first and (reversed) the last samples of the mic window
-    /// for the estimate's spectra. Why: the mic window and the reference end at the same sample, and a far end of
-    /// held tones (music) cut there leaves a broadband click at the same place in both; the phase transform gives
-    /// the clicks' bins full weight, so the correlation peaked at lag 0 (the scenario matrix's music scenes: the
-    /// estimate sat at 0 ms for up to 2.5 s); the mic window's first sample against the reference's oldest made a
-    /// peak at the largest lag (1000 ms on a held chord). Why the mic and not the reference: a tapered reference
-    /// weighs lags under the taper's length differently (a car cabin's 2.5 ms delay then lost to its reflection at
-    /// 7.2 ms). Why not for ``EchoPresence``: its chance peaks without an echo rose over its threshold with the
-    /// tapered mic (14.0 against 9.9 on the bundled near-end vector, a numpy model of the spectrum), so it keeps
-    /// the window as it is, at the cost of a second FFT per update. The length, 32 ms, was chosen on the
-    /// scenario matrix's tuning material (121 scenes with an echo, `afe process` per scene, session 33): scenes with
-    /// an estimate more than 2 ms off after the first 57 (no taper) / 46 (8 ms) / 41 (32 ms) / 48 (64 ms); mean
-    /// time from the first echo to the lock 0.91 / 0.94 / 0.86 / 0.86 s; with 32 ms no scene locks more than 0.6 s
-    /// later and six lock 0.75-1 s sooner (the music scenes among them).
-    private let micTaper: UnsafeMutableBufferPointer<Float>
-    /// The taper's length at each end of the mic window, ms (at most half the window).
-    static let micTaperMilliseconds = 32
     /// Whether the mic holds no echo of the reference at any lag (``EchoPresence/findsNoEcho``): about 2.6 s of
     /// reference without one, or 3-4.5 s after an echo went away. Processing thread.
     var findsNoEcho: Bool { presence.findsNoEcho }
@@ -193,16 +175,10 @@ final class DelayEstimator {
         presence = EchoPresence(bins: n / 2 + 1)
         micRing = .zeroed(capacity: windowLength)
         referenceRing = .zeroed(capacity: windowLength + lagCount)
-        let taperLength = min(windowLength / 2, Self.micTaperMilliseconds * analysisRate / 1000)
-        micTaper = .zeroed(capacity: taperLength)
-        for i in 0..<taperLength {
-            micTaper[i] = 0.5 - 0.5 * cosf(Float.pi * (Float(i) + 0.5) / Float(taperLength))
-        }
     }
 
     deinit {
-        for buffer in [real, imaginary, crossReal, crossImaginary, recentReal, recentImaginary, micRing, referenceRing,
-                       micTaper] {
+        for buffer in [real, imaginary, crossReal, crossImaginary, recentReal, recentImaginary, micRing, referenceRing] {
             buffer.deallocate()
         }
     }
@@ -318,55 +294,27 @@ final class DelayEstimator {
     /// cross = λ·cross + MIC·conj(REF) for bins 0…N/2, where the mic window sits at offset `lagCount` of an
     /// N-sample frame and the reference's newest `windowLength + lagCount` samples at offset 0, so circular
     /// lag j of the product is the linear lag j for 0 ≤ j < lagCount. Both transforms come from one complex FFT
-    /// (mic real, reference imaginary). The presence spectrum takes the product of the mic window as it is, the
-    /// estimate's spectra that of the tapered one (``micTaper``): with a taper, two FFTs.
+    /// (mic real, reference imaginary).
     private func accumulateCrossSpectrum() {
-        loadWindows(tapered: false)
-        // The windows' energies, for the presence spectrum's weight (every window alike).
-        let re = real.baseAddress!, im = imaginary.baseAddress!
-        var micEnergy: Float = 0, referenceEnergy: Float = 0
-        for i in lagCount..<(lagCount + windowLength) { micEnergy += re[i] * re[i] }
-        for i in 0..<referenceRing.count { referenceEnergy += im[i] * im[i] }
-        let weight = EchoPresence.weight(micEnergy: micEnergy, referenceEnergy: referenceEnergy)
-        if micEnergy == 0 { presence.clear() }
-        fft.forward(real: re, imaginary: im)
-        if micTaper.isEmpty {
-            accumulateProduct(estimate: true, presenceWeight: weight)
-        } else {
-            accumulateProduct(estimate: false, presenceWeight: weight)
-            loadWindows(tapered: true)
-            fft.forward(real: re, imaginary: im)
-            accumulateProduct(estimate: true, presenceWeight: nil)
-        }
-    }
-
-    /// The mic window (tapered or not) into `real` at offset `lagCount`, the reference into `imaginary` at 0, the
-    /// rest zero; the rings oldest first (from the write index to the end, then from the start).
-    private func loadWindows(tapered: Bool) {
+        let n = fftLength
         let re = real.baseAddress!, im = imaginary.baseAddress!
         real.update(repeating: 0)
+        // The rings oldest first: from the write index to the end, then from the start.
         let micTail = windowLength - micNext
         (re + lagCount).update(from: micRing.baseAddress! + micNext, count: micTail)
         (re + lagCount + micTail).update(from: micRing.baseAddress!, count: micNext)
-        if tapered {
-            let last = lagCount + windowLength - 1
-            for i in 0..<micTaper.count {
-                re[lagCount + i] *= micTaper[i]
-                re[last - i] *= micTaper[i]
-            }
-        }
         let ringLength = referenceRing.count, referenceTail = ringLength - referenceNext
         im.update(from: referenceRing.baseAddress! + referenceNext, count: referenceTail)
         (im + referenceTail).update(from: referenceRing.baseAddress!, count: referenceNext)
-        (im + ringLength).update(repeating: 0, count: fftLength - ringLength)
-    }
-
-    /// Adds the product of the transformed windows in `real`/`imaginary` to the estimate's spectra (`estimate`)
-    /// and, weighed by `presenceWeight`, to the presence spectrum.
-    private func accumulateProduct(estimate: Bool, presenceWeight: Float?) {
-        let n = fftLength
-        let re = real.baseAddress!, im = imaginary.baseAddress!
+        (im + ringLength).update(repeating: 0, count: n - ringLength)
+        // The windows' energies, for the presence spectrum's weight (every window alike).
+        var micEnergy: Float = 0, referenceEnergy: Float = 0
+        for i in lagCount..<(lagCount + windowLength) { micEnergy += re[i] * re[i] }
+        for i in 0..<ringLength { referenceEnergy += im[i] * im[i] }
+        let weight = EchoPresence.weight(micEnergy: micEnergy, referenceEnergy: referenceEnergy)
+        if micEnergy == 0 { presence.clear() }
         let presenceReal = presence.real, presenceImaginary = presence.imaginary
+        fft.forward(real: re, imaginary: im)
         let settled = updatesSinceEstimate >= settledUpdates
         let lambda = settled ? settledForgetting : forgetting
         let recentLambda = settled ? settledRecentForgetting : recentForgetting
@@ -380,22 +328,18 @@ final class DelayEstimator {
             let zr = re[k], zi = im[k], yr = re[m], yi = im[m]
             let micR = (zr + yr) * 0.5, micI = (zi - yi) * 0.5
             let refR = (zi + yi) * 0.5, refI = (yr - zr) * 0.5
+            let cr = crossReal[k], ci = crossImaginary[k]
+            let rr = Float(pr) * lambda, ri = Float(pi) * lambda
             let productR = micR * refR + micI * refI, productI = micI * refR - micR * refI
+            crossReal[k] = cr * rr - ci * ri + productR
+            crossImaginary[k] = cr * ri + ci * rr + productI
+            let sr = recentReal[k], si = recentImaginary[k]
             let qr = Float(pr) * recentLambda, qi = Float(pi) * recentLambda
-            if estimate {
-                let cr = crossReal[k], ci = crossImaginary[k]
-                let rr = Float(pr) * lambda, ri = Float(pi) * lambda
-                crossReal[k] = cr * rr - ci * ri + productR
-                crossImaginary[k] = cr * ri + ci * rr + productI
-                let sr = recentReal[k], si = recentImaginary[k]
-                recentReal[k] = sr * qr - si * qi + productR
-                recentImaginary[k] = sr * qi + si * qr + productI
-            }
-            if let weight = presenceWeight {
-                let wr = presenceReal[k], wi = presenceImaginary[k]
-                presenceReal[k] = wr * qr - wi * qi + productR * weight
-                presenceImaginary[k] = wr * qi + wi * qr + productI * weight
-            }
+            recentReal[k] = sr * qr - si * qi + productR
+            recentImaginary[k] = sr * qi + si * qr + productI
+            let wr = presenceReal[k], wi = presenceImaginary[k]
+            presenceReal[k] = wr * qr - wi * qi + productR * weight
+            presenceImaginary[k] = wr * qi + wi * qr + productI * weight
             (pr, pi) = (pr * stepR - pi * stepI, pr * stepI + pi * stepR)
         }
     }
