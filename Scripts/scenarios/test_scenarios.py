@@ -17,6 +17,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tune_summary  # noqa: E402
+import shifts  # noqa: E402
 import generate  # noqa: E402
 import matrix  # noqa: E402
 import metrics as M  # noqa: E402
@@ -293,6 +294,38 @@ class ReportRenderTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ShiftTests(unittest.TestCase):
+    def test_a_shifted_copy_delays_every_wav_alike_and_keeps_the_rest(self):
+        import soundfile as sf
+        with tempfile.TemporaryDirectory() as d:
+            scene, out = os.path.join(d, "scene"), os.path.join(d, "out")
+            os.makedirs(scene)
+            mic = (np.arange(100) + 1).astype(np.int16)
+            stereo = np.stack([mic, -mic], 1)
+            sf.write(os.path.join(scene, "mic.wav"), mic, 48000, subtype="PCM_16")
+            sf.write(os.path.join(scene, "reference.wav"), stereo, 48000, subtype="PCM_16")
+            with open(os.path.join(scene, "truth.json"), "w") as f:
+                json.dump({"delay_ms": 10}, f)
+            shifts.shifted_copy(scene, out, 3)
+            got, rate = sf.read(os.path.join(out, "mic.wav"), dtype="int16")
+            self.assertEqual(rate, 48000)
+            self.assertEqual(list(got), [0, 0, 0] + list(mic[:97]))
+            got2, _ = sf.read(os.path.join(out, "reference.wav"), dtype="int16", always_2d=True)
+            self.assertEqual(got2.shape, (100, 2))
+            self.assertEqual(list(got2[:5, 1]), [0, 0, 0, -1, -2])
+            with open(os.path.join(out, "truth.json")) as f:
+                self.assertEqual(json.load(f), {"delay_ms": 10})
+            shifts.shifted_copy(scene, os.path.join(d, "none"), 0)
+            same, _ = sf.read(os.path.join(d, "none", "mic.wav"), dtype="int16")
+            self.assertEqual(list(same), list(mic))
+
+    def test_the_summary_counts_passes_and_missing_values(self):
+        self.assertEqual(shifts.summarize([0.2, 1.5, 0.4, None], lambda v: v <= 0.5),
+                         "0.20 / 0.40 / 1.50, 2 of 4 pass, 1 none")
+        self.assertEqual(shifts.summarize([None, None], None), "none")
+        self.assertEqual(shifts.summarize([3.0], None), "3.00 / 3.00 / 3.00")
 
 
 class TuneSummaryTests(unittest.TestCase):
