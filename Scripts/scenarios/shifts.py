@@ -46,7 +46,7 @@ def summarize(values, passes):
     present = [v for v in values if v is not None]
     if not present:
         return "none"
-    text = f"{min(present):.2f} / {statistics.median(present):.2f} / {max(present):.2f}"
+    text = " / ".join(f"{v:.3g}" for v in (min(present), statistics.median(present), max(present)))
     if passes:
         text += f", {sum(1 for v in present if passes(v))} of {len(values)} pass"
     if len(present) < len(values):
@@ -101,7 +101,7 @@ def main():
                 if all(v is None for v in vals):
                     continue
                 summary.setdefault(sid, {}).setdefault(system, {})[metric] = vals
-                print(f"  {metric:22s} {summarize(vals, passes)}   {vals}")
+                print(f"  {metric:22s} {summarize(vals, passes)}   {[v if v is None else float(f'{v:.4g}') for v in vals]}")
     with open(os.path.join(a.out, "shifts.json"), "w") as f:
         json.dump({"half": a.half, "shifts": a.shifts, "afe": a.afe, "values": summary}, f, indent=1)
 

@@ -323,9 +323,9 @@ class ShiftTests(unittest.TestCase):
 
     def test_the_summary_counts_passes_and_missing_values(self):
         self.assertEqual(shifts.summarize([0.2, 1.5, 0.4, None], lambda v: v <= 0.5),
-                         "0.20 / 0.40 / 1.50, 2 of 4 pass, 1 none")
+                         "0.2 / 0.4 / 1.5, 2 of 4 pass, 1 none")
         self.assertEqual(shifts.summarize([None, None], None), "none")
-        self.assertEqual(shifts.summarize([3.0], None), "3.00 / 3.00 / 3.00")
+        self.assertEqual(shifts.summarize([0.9286, 21.49], None), "0.929 / 11.2 / 21.5")
 
 
 class TuneSummaryTests(unittest.TestCase):
