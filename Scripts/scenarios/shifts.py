@@ -76,8 +76,8 @@ def main():
             if not os.path.exists(os.path.join(scene, "truth.json")):
                 sys.exit(f"shifts: {scene} missing; run generate.py --half {a.half} first")
             target = os.path.join(root, "scenes", a.half, sid)
-            if not os.path.exists(os.path.join(target, "truth.json")):
-                shifted_copy(scene, target, shift)
+            shutil.rmtree(target, ignore_errors=True)  # (never a stale copy of a scene rendered again since)
+            shifted_copy(scene, target, shift)
         cmd = [sys.executable, os.path.join(HERE, "evaluate.py"), "--half", a.half, "--only", a.only,
                "--scenarios", os.path.join(root, "scenes"), "--systems", "default", "--vad-only", "--no-report",
                "--afe", a.afe, "--out", os.path.join(root, "evaluation")]
