@@ -7,9 +7,9 @@ import Darwin
 /// Tracks the bulk delay between the reference (what the device plays) and its echo in the microphone.
 ///
 /// Method: generalized cross-correlation with phase transform (GCC-PHAT) at 4 kHz. Both signals are decimated
-/// to about 4 kHz (block means); every 0.128 s (0.256 s once settled) 0.512 s of mic (``windowLength`` samples,
-/// ending ``edgeMargin`` before the newest) is cross-correlated in the frequency domain with the reference over the
-/// whole lag range, the cross-spectrum is accumulated with exponential forgetting (about 4 s), and its phase alone (each bin divided by its magnitude)
+/// to about 4 kHz (block means); every 0.128 s (0.256 s once settled) the newest 0.512 s (``windowLength`` samples) of mic is
+/// cross-correlated in the frequency domain with the reference over the whole lag range, the cross-spectrum is
+/// accumulated with exponential forgetting (about 4 s), and its phase alone (each bin divided by its magnitude)
 /// is transformed back: the result peaks sharply at the delays of the direct path and of the early reflections,
 /// whatever the far end's spectrum. The estimate is the earliest peak at least ``reflectionRatio`` of the
 /// highest within 30 ms before it (the direct path; PHAT gives a strong reflection as much weight) or, once there is
@@ -36,16 +36,6 @@ final class DelayEstimator {
     let lagCount: Int
     /// Analysis samples of mic cross-correlated per update (0.512 s).
     let windowLength = 2048
-    /// Analysis samples (32 ms) by which the reference segment reaches past the mic window at both ends: the mic
-    /// window ends this long before the newest sample and the reference segment starts this long before the oldest
-    /// lag needs. Why: the windows are cut out rectangularly, and two cuts at the same sample correlate. With the
-    /// mic window ending on the reference's newest sample, a steady bass-heavy far end (held chords, the scenario
-    /// matrix's `echo_music`) made the two ends peak at lag 0-3 ms, confidence 14-40 against the echo's 12-17, and
-    /// the estimate read 0 ms for seconds (the same with the mic window's start and the reference's oldest sample at
-    /// the largest lag). With the margin those pairs fall at lags −32 ms and the maximum + 32 ms, outside the lags
-    /// searched, and no window loses energy (a taper of the mic window, tried in sessions 27 and 33, lowered every
-    /// window's confidence and delayed locks). Cost: each estimate comes 32 ms later.
-    let edgeMargin: Int
     /// Analysis samples between updates (0.128 s). Chosen on the echo vectors and the tuning half: with 0.256 or
     /// 0.512 s the first estimate came 1.2–1.5 s after the far end started and the cancellers, adapted meanwhile
     /// to the unshifted reference, lost up to 10 dB after far-end pauses (`FrontEndEchoTests`, 120 ms vector);
@@ -85,11 +75,10 @@ final class DelayEstimator {
     let challengeUpdates = 4
     /// Path changes taken from the short-memory spectrum so far.
     private(set) var challengesTaken = 0
-    /// The newest `windowLength + edgeMargin` analysis samples of mic, a ring written at `micNext`.
+    /// The newest `windowLength` analysis samples of mic, a ring written at `micNext`.
     private let micRing: UnsafeMutableBufferPointer<Float>
     private var micNext = 0
-    /// The newest `windowLength + lagCount + 2 * edgeMargin` analysis samples of reference, a ring written at
-    /// `referenceNext`.
+    /// The newest `windowLength + lagCount` analysis samples of reference, a ring written at `referenceNext`.
     private let referenceRing: UnsafeMutableBufferPointer<Float>
     private var referenceNext = 0
     private var sinceUpdate = 0
@@ -161,15 +150,13 @@ final class DelayEstimator {
     ///   - maximumDelayMilliseconds: largest delay searched.
     ///   - gateDecibels: a window whose reference frames are quieter than this (dBFS) in more than 4 of 5 is
     ///     not counted (the estimate holds while the far end is quiet).
-    ///   - edgeMargin: ``edgeMargin``, analysis samples (a test sets 0 to show what it prevents).
-    init(sampleRate: Int, maximumDelayMilliseconds: Int = 1000, gateDecibels: Float = -55, edgeMargin: Int = 128) {
+    init(sampleRate: Int, maximumDelayMilliseconds: Int = 1000, gateDecibels: Float = -55) {
         self.sampleRate = sampleRate
-        self.edgeMargin = max(0, edgeMargin)
         decimation = max(1, sampleRate / 4000)
         let analysisRate = sampleRate / decimation
         lagCount = max(2, maximumDelayMilliseconds * analysisRate / 1000 + 1)
         var n = 2
-        while n < windowLength + lagCount + 2 * edgeMargin { n *= 2 }
+        while n < windowLength + lagCount { n *= 2 }
         fftLength = n
         forgetting = expf(-Float(hopLength) / (4 * Float(analysisRate)))
         settledForgetting = expf(-Float(settledHopLength) / (4 * Float(analysisRate)))
@@ -186,8 +173,8 @@ final class DelayEstimator {
         recentReal = .zeroed(capacity: n / 2 + 1)
         recentImaginary = .zeroed(capacity: n / 2 + 1)
         presence = EchoPresence(bins: n / 2 + 1)
-        micRing = .zeroed(capacity: windowLength + edgeMargin)
-        referenceRing = .zeroed(capacity: windowLength + lagCount + 2 * edgeMargin)
+        micRing = .zeroed(capacity: windowLength)
+        referenceRing = .zeroed(capacity: windowLength + lagCount)
     }
 
     deinit {
@@ -211,7 +198,7 @@ final class DelayEstimator {
         guard count > 0 else { return }
         var energy: Float = 0
         let scale = 1 / Float(decimation)
-        let ringLength = referenceRing.count, micLength = micRing.count
+        let ringLength = referenceRing.count
         for i in 0..<count {
             let r = Float(reference[i])
             energy += r * r
@@ -223,7 +210,7 @@ final class DelayEstimator {
             referenceRing[referenceNext] = referenceSum * scale
             referenceNext = referenceNext + 1 == ringLength ? 0 : referenceNext + 1
             micRing[micNext] = micSum * scale
-            micNext = micNext + 1 == micLength ? 0 : micNext + 1
+            micNext = micNext + 1 == windowLength ? 0 : micNext + 1
             micSum = 0
             referenceSum = 0
             sinceUpdate += 1
@@ -284,12 +271,11 @@ final class DelayEstimator {
     }
 
     /// Ages the cross-spectrum's contents by the time since the last update and adds the newest window (its
-    /// centre, plus ``edgeMargin`` and the estimator's 20 ms look-back, is 0.31 s old), with the same forgetting as
-    /// the spectrum.
+    /// centre, plus the estimator's 20 ms look-back, is 0.28 s old), with the same forgetting as the spectrum.
     private func trackSpectrumAge() {
         let now = Double(samplesProcessed) / Double(sampleRate)
         let lambda = Double(updatesSinceEstimate >= settledUpdates ? settledForgetting : forgetting)
-        let newest = Double((windowLength / 2 + edgeMargin) * decimation) / Double(sampleRate) + 0.02
+        let newest = Double(windowLength * decimation) / Double(sampleRate) / 2 + 0.02
         let old = lambda * spectrumWeight
         spectrumWeight = old + 1
         // Moved with the drift (``accumulateCrossSpectrum()``), the old contents stand for the delay of now.
@@ -305,27 +291,25 @@ final class DelayEstimator {
         return slope * elapsed * Double(sampleRate / decimation)
     }
 
-    /// cross = λ·cross + MIC·conj(REF) for bins 0…N/2, where the mic window (the `windowLength` samples before the
-    /// newest `edgeMargin`) sits at offset `lagCount + edgeMargin` of an N-sample frame and the reference's
-    /// newest `windowLength + lagCount + 2 * edgeMargin` samples at offset 0, so circular lag j of the product is
-    /// the linear lag j for 0 ≤ j < lagCount; the windows' cut ends pair at −`edgeMargin` and
-    /// `lagCount + edgeMargin`. Both transforms come from one complex FFT (mic real, reference imaginary).
+    /// cross = λ·cross + MIC·conj(REF) for bins 0…N/2, where the mic window sits at offset `lagCount` of an
+    /// N-sample frame and the reference's newest `windowLength + lagCount` samples at offset 0, so circular
+    /// lag j of the product is the linear lag j for 0 ≤ j < lagCount. Both transforms come from one complex FFT
+    /// (mic real, reference imaginary).
     private func accumulateCrossSpectrum() {
         let n = fftLength
         let re = real.baseAddress!, im = imaginary.baseAddress!
         real.update(repeating: 0)
-        // The rings oldest first: from the write index to the end, then from the start; the mic's newest
-        // `edgeMargin` samples are left out.
-        let micStart = lagCount + edgeMargin, micTail = min(windowLength, micRing.count - micNext)
-        (re + micStart).update(from: micRing.baseAddress! + micNext, count: micTail)
-        (re + micStart + micTail).update(from: micRing.baseAddress!, count: windowLength - micTail)
+        // The rings oldest first: from the write index to the end, then from the start.
+        let micTail = windowLength - micNext
+        (re + lagCount).update(from: micRing.baseAddress! + micNext, count: micTail)
+        (re + lagCount + micTail).update(from: micRing.baseAddress!, count: micNext)
         let ringLength = referenceRing.count, referenceTail = ringLength - referenceNext
         im.update(from: referenceRing.baseAddress! + referenceNext, count: referenceTail)
         (im + referenceTail).update(from: referenceRing.baseAddress!, count: referenceNext)
         (im + ringLength).update(repeating: 0, count: n - ringLength)
         // The windows' energies, for the presence spectrum's weight (every window alike).
         var micEnergy: Float = 0, referenceEnergy: Float = 0
-        for i in micStart..<(micStart + windowLength) { micEnergy += re[i] * re[i] }
+        for i in lagCount..<(lagCount + windowLength) { micEnergy += re[i] * re[i] }
         for i in 0..<ringLength { referenceEnergy += im[i] * im[i] }
         let weight = EchoPresence.weight(micEnergy: micEnergy, referenceEnergy: referenceEnergy)
         if micEnergy == 0 { presence.clear() }
