@@ -66,8 +66,8 @@ def correlation_series(mic, ref, rate, margin=128, until=None, max_delay_ms=1000
         x, y = np.zeros(n), np.zeros(n)
         window = m[max(0, end - margin - WINDOW):end - margin]
         x[lags + margin + WINDOW - len(window):lags + margin + WINDOW] = window
-        oldest = r[max(0, end - segment):end]
-        y[segment - len(oldest):segment] = oldest
+        reference = r[max(0, end - segment):end]
+        y[segment - len(reference):segment] = reference
         cross = forgetting * cross + np.fft.rfft(x) * np.conj(np.fft.rfft(y))
         magnitude = np.abs(cross)
         whitened = cross / np.sqrt(magnitude ** 2 + magnitude.max() ** 2 * 1e-12 + 1e-300)
@@ -85,13 +85,18 @@ def correlation_series(mic, ref, rate, margin=128, until=None, max_delay_ms=1000
     return out
 
 
+def flat_threshold(update):
+    """The front end's first-estimate threshold today: the same at every update."""
+    return FLAT_THRESHOLD
+
+
 def early_threshold(update):
     """A first-estimate threshold that falls with the updates accumulated (1-based), from 28 to the flat 9: the
     chance peaks' level of no-echo pairs (see the scenario README, session 34)."""
     return max(FLAT_THRESHOLD, 9 + 19 * 2 ** (-(update - 1) / 4))
 
 
-def first_estimate(series, threshold=lambda update: FLAT_THRESHOLD):
+def first_estimate(series, threshold=flat_threshold):
     """(t_s, lag_ms) of the first estimate: two confident updates in a row within 2 ms; (None, None) without."""
     candidate = None
     for update, (t, confidence, lag) in enumerate(series, start=1):
@@ -118,7 +123,7 @@ def main():
     a = p.parse_args()
     folders = [f for pattern in a.folders for f in sorted(glob.glob(pattern))
                if os.path.exists(os.path.join(f, "truth.json"))]
-    rules = {"flat 9": lambda update: FLAT_THRESHOLD, "early schedule": early_threshold}
+    rules = {"flat 9": flat_threshold, "early schedule": early_threshold}
     tallies = {name: {"wrong": 0, "none": 0, "times": [], "false": 0} for name in rules}
     scenes = 0
     for folder in folders:

@@ -27,7 +27,7 @@ class DelayReplicaTests(unittest.TestCase):
             ref, g = far_end(seed)
             mic = 0.3 * np.concatenate([np.zeros(3200), ref[:-3200]]) + g.normal(0, 30, len(ref))
             series = D.correlation_series(mic.astype(np.int16), ref.astype(np.int16), RATE, until=4)
-            for rule in (lambda update: D.FLAT_THRESHOLD, D.early_threshold):
+            for rule in (D.flat_threshold, D.early_threshold):
                 t, lag = D.first_estimate(series, rule)
                 self.assertIsNotNone(t, f"seed {seed}: no estimate")
                 self.assertAlmostEqual(lag, 200.0, delta=0.5, msg=f"seed {seed}")
