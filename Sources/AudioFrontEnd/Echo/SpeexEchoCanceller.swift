@@ -211,7 +211,9 @@ public final class SpeexEchoCanceller: EchoCanceller, @unchecked Sendable {
               let mic = capture.baseAddress, let far = reference.baseAddress, let out = output.baseAddress,
               let filtered = scratch.baseAddress else { return .wrongFrameLength }
         var sum: Float = 0, micSum: Float = 0, errorSum: Float = 0
-        for start in stride(from: 0, to: frameLength, by: blockLength) {
+        var start = 0
+        while start < frameLength {
+            defer { start += blockLength }
             // The preprocessor reads the filter's residual of the block just cancelled: one block at a time.
             speex_echo_cancellation(echoState, mic + start, far + start, filtered + start)
             if case .warming = growth, let grown = grownState, let spare = grownScratch.baseAddress {

@@ -406,8 +406,12 @@ final class DelayEstimator {
         let (highest, mean) = highestPeak(c)
         guard mean > 0, c[highest] / mean >= confidenceThreshold else { return nil }
         let back = 30 * sampleRate / decimation / 1000
-        for l in stride(from: max(1, highest - back), to: highest, by: 1)
-        where c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] { return l }
+        // A while loop, not `stride`: see ``RuntimeWarmUp`` (generic helpers allocate metadata on first use).
+        var l = max(1, highest - back)
+        while l < highest {
+            if c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] { return l }
+            l += 1
+        }
         return highest
     }
 
@@ -440,8 +444,8 @@ final class DelayEstimator {
         guard challengeRun >= challengeUpdates else { return }
         challengeRun = 0
         challengesTaken += 1
-        _ = crossReal.update(fromContentsOf: recentReal)
-        _ = crossImaginary.update(fromContentsOf: recentImaginary)
+        crossReal.baseAddress!.update(from: recentReal.baseAddress!, count: recentReal.count)
+        crossImaginary.baseAddress!.update(from: recentImaginary.baseAddress!, count: recentImaginary.count)
         // The drift line's points move with the path (a step would tilt it; the slope stays).
         if let median = tracker.median { drift.shift(by: (raw - median) / rate) }
         tracker.reset()
@@ -482,11 +486,14 @@ final class DelayEstimator {
         let highest = best, current = delaySamples.map { $0 / Double(decimation) }
         let near = 0.002 * Double(sampleRate / decimation)
         var nearest: Int?
-        for l in stride(from: max(1, highest - back), through: highest, by: 1)
-        where c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] {
+        var l = max(1, highest - back)
+        while l <= highest {
+            defer { l += 1 }
+            guard c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] else { continue }
             if best == highest, l < highest { best = l }
-            if let current, abs(Double(l) - current) <= near,
-               nearest.map({ abs(Double(l) - current) < abs(Double($0) - current) }) ?? true { nearest = l }
+            guard let current, abs(Double(l) - current) <= near else { continue }
+            if let n = nearest, abs(Double(n) - current) <= abs(Double(l) - current) { continue }
+            nearest = l
         }
         if let nearest { best = nearest }
         let raw = refined(c, at: best)

@@ -69,6 +69,7 @@ public final class FrontEnd: @unchecked Sendable {
     /// - Throws: ``AudioFrontEndError`` naming the problem.
     package init(configuration: FrontEndConfiguration, host: FrontEndDrainHost?) throws {
         try configuration.validate()
+        _ = RuntimeWarmUp.done
         self.configuration = configuration
         let rate = configuration.processingRate
         let frameLength = rate / 100
