@@ -409,7 +409,7 @@ final class DelayEstimator {
         // A while loop, not `stride`: see ``RuntimeWarmUp`` (generic helpers allocate metadata on first use).
         var l = max(1, highest - back)
         while l < highest {
-            if c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] { return l }
+            if isCandidate(c, l, of: highest) { return l }
             l += 1
         }
         return highest
@@ -454,6 +454,13 @@ final class DelayEstimator {
         latestSamples = raw
     }
 
+    /// Whether lag `l` (≥ 1, below the last) is a local peak of `c` at least ``reflectionRatio`` of the highest's:
+    /// a candidate for the direct path.
+    @inline(__always)
+    private func isCandidate(_ c: UnsafeMutablePointer<Float>, _ l: Int, of highest: Int) -> Bool {
+        c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1]
+    }
+
     /// The lag of the highest value in `c` and the mean of its magnitudes.
     private func highestPeak(_ c: UnsafeMutablePointer<Float>) -> (lag: Int, mean: Float) {
         var highest = 0
@@ -485,15 +492,17 @@ final class DelayEstimator {
         // high (a 200 ppm loop of the 120 ms vector: 6–8 ms off for seconds, `DelayEstimatorDriftTests`).
         let highest = best, current = delaySamples.map { $0 / Double(decimation) }
         let near = 0.002 * Double(sampleRate / decimation)
-        var nearest: Int?
+        var nearest: Int?, nearestDistance = Double.infinity
         var l = max(1, highest - back)
         while l <= highest {
-            defer { l += 1 }
-            guard c[l] >= reflectionRatio * c[highest] && c[l] >= c[l - 1] && c[l] >= c[l + 1] else { continue }
-            if best == highest, l < highest { best = l }
-            guard let current, abs(Double(l) - current) <= near else { continue }
-            if let n = nearest, abs(Double(n) - current) <= abs(Double(l) - current) { continue }
-            nearest = l
+            if isCandidate(c, l, of: highest) {
+                if best == highest, l < highest { best = l }
+                if let current, abs(Double(l) - current) <= near, abs(Double(l) - current) < nearestDistance {
+                    nearest = l
+                    nearestDistance = abs(Double(l) - current)
+                }
+            }
+            l += 1
         }
         if let nearest { best = nearest }
         let raw = refined(c, at: best)
